@@ -1,0 +1,188 @@
+"""Lunr indexes per locale: building (publish time) and querying (runtime).
+
+Index-time pipeline: trimmer → stop-word filter → Snowball stemmer; the
+search pipeline holds only the stemmer, registered under lunr-languages'
+labels (`stemmer-es`, …) so lunr.js with lunr-languages loads the very same
+index. Stop-word lists are lunr-languages' own, shipped in `data/`.
+
+Text is normalised before tokenising (`lexical_text`): punctuation other
+than `_` and `-` becomes a space, so `httpx.AsyncClient` indexes as
+`httpx` + `asyncclient`. The widget applies the same rule to queries.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import lunr.stemmer
+import lunr.stop_word_filter
+import lunr.trimmer
+import snowballstemmer
+from lunr.builder import Builder
+from lunr.index import Index
+from lunr.pipeline import Pipeline
+from lunr.query import Query
+from lunr.tokenizer import Tokenizer
+
+SNOWBALL = {
+    "da": "danish", "de": "german", "es": "spanish", "fi": "finnish", "fr": "french",
+    "hu": "hungarian", "it": "italian", "nl": "dutch", "no": "norwegian", "pt": "portuguese",
+    "ro": "romanian", "ru": "russian", "sv": "swedish", "tr": "turkish",
+}
+FIELDS = (("title", 8), ("headings", 4), ("body", 1))
+_PUNCT = re.compile(r"[^\w\s\-]+")
+_WORD = re.compile(r"^[\W_]*(.*?)[\W_]*$", re.S)
+
+
+def lexical_text(text: str) -> str:
+    return _PUNCT.sub(" ", text)
+
+
+@cache
+def _stop_words() -> dict[str, frozenset[str]]:
+    raw = resources.files("askdocs").joinpath("data/lunr_stopwords.json").read_text("utf-8")
+    return {k: frozenset(v) for k, v in json.loads(raw).items()}
+
+
+def _trim(token, i=None, tokens=None):
+    # Keeps digits and underscores (lunr-languages' trimmers drop digits, which
+    # would make error codes and ports unsearchable); index time only.
+    return token.update(lambda s, metadata=None: _WORD.match(s).group(1))
+
+
+def _make_stemmer(language: str):
+    stemmer = snowballstemmer.stemmer(language)
+
+    def stem(token, i=None, tokens=None):
+        return token.update(lambda s, metadata=None: stemmer.stemWord(s))
+
+    return stem
+
+
+def _make_stop_filter(words: frozenset[str]):
+    def stop(token, i=None, tokens=None):
+        return None if str(token) in words else token
+
+    return stop
+
+
+@dataclass(frozen=True)
+class LocalePipeline:
+    locale: str
+    index_fns: tuple
+    search_fns: tuple
+    script: str | None  # lunr-languages file the browser needs, e.g. "lunr.es.js"
+
+
+@cache
+def pipeline_for(locale: str) -> LocalePipeline:
+    register_pipelines()
+    if locale == "en":
+        return LocalePipeline(
+            "en",
+            (lunr.trimmer.trimmer, lunr.stop_word_filter.stop_word_filter, lunr.stemmer.stemmer),
+            (lunr.stemmer.stemmer,),
+            None,
+        )
+    if locale in SNOWBALL:
+        fns = Pipeline.registered_functions
+        return LocalePipeline(
+            locale,
+            (fns["askdocs-trimmer"], fns[f"stopWordFilter-{locale}"], fns[f"stemmer-{locale}"]),
+            (fns[f"stemmer-{locale}"],),
+            f"lunr.{locale}.js",
+        )
+    # Unknown languages: no stemming, so any lunr.js loads the index unchanged.
+    return LocalePipeline(locale, (Pipeline.registered_functions["askdocs-trimmer"],), (), None)
+
+
+@cache
+def register_pipelines() -> None:
+    """Register the functions serialised indexes refer to (idempotent)."""
+    if "askdocs-trimmer" not in Pipeline.registered_functions:
+        Pipeline.register_function(_trim, "askdocs-trimmer")
+    stop_words = _stop_words()
+    for locale, language in SNOWBALL.items():
+        if f"stemmer-{locale}" not in Pipeline.registered_functions:
+            Pipeline.register_function(_make_stemmer(language), f"stemmer-{locale}")
+        label = f"stopWordFilter-{locale}"
+        if label not in Pipeline.registered_functions:
+            Pipeline.register_function(_make_stop_filter(stop_words.get(locale, frozenset())), label)
+
+
+@dataclass(frozen=True)
+class LexicalDoc:
+    ref: str
+    title: str
+    headings: str
+    body: str
+
+
+def build_index(locale: str, docs: Iterable[LexicalDoc]) -> dict:
+    """Build a Lunr index and return its serialised (lunr.js-loadable) form."""
+    pipeline = pipeline_for(locale)
+    builder = Builder()
+    builder.pipeline.add(*pipeline.index_fns)
+    builder.search_pipeline.add(*pipeline.search_fns)
+    builder.ref("ref")
+    for name, boost in FIELDS:
+        builder.field(name, boost=boost)
+    for doc in docs:
+        builder.add(
+            {
+                "ref": doc.ref,
+                "title": lexical_text(doc.title),
+                "headings": lexical_text(doc.headings),
+                "body": lexical_text(doc.body),
+            }
+        )
+    return builder.build().serialize()
+
+
+def load_index(serialized: dict) -> Index:
+    register_pipelines()
+    return Index.load(serialized)
+
+
+def query_tokens(text: str) -> list[str]:
+    """The terms a query contributes (lowercased, de-duplicated, order kept)."""
+    seen: dict[str, None] = {}
+    for token in Tokenizer(lexical_text(text)):
+        term = str(token).strip("_")
+        if term:
+            seen.setdefault(term, None)
+    return list(seen)
+
+
+def search(index: Index, text: str, limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+    """OR-query of the text's terms; user text never reaches Lunr's query parser."""
+    terms = query_tokens(text)
+    if not terms:
+        return []
+    query = Query(index.fields)
+    for term in terms:
+        query.term(term)
+    hits = index.query(query)
+    out = []
+    for hit in hits[:limit]:
+        matched = frozenset(hit["match_data"].metadata)
+        out.append((hit["ref"], float(hit["score"]), matched))
+    return out
+
+
+def stem_terms(locale: str, text: str) -> set[str]:
+    """The index terms a text would produce (for overlap checks)."""
+    pipeline = pipeline_for(locale)
+    tokens = Tokenizer(lexical_text(text))
+    for fn in pipeline.index_fns:
+        tokens = [r for i, t in enumerate(tokens) if (r := fn(t, i, tokens))]
+    return {str(t) for t in tokens}
+
+
+def dumps(serialized: dict) -> bytes:
+    return json.dumps(serialized, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -1,0 +1,372 @@
+"""The askdocs shard format, defined once: the build writes it, the runtime reads it.
+
+A shard set is a folder (`<site>/_askdocs/` for public pages, the private
+dir for restricted ones) holding `manifest.json` and content-addressed files:
+
+- `pages.<n>.<sha8>.json`: page records (URL, title, locale, groups, dates,
+  headings, links, the page text that `cat` shows) — split into parts of
+  bounded size;
+- `chunks.<n>.<sha8>.json`: chunk records (page, span of the page text or
+  own text for FAQ pairs, anchor, heading path, date, embed hash);
+- `faq.<sha8>.json`: FAQPage/QAPage pairs from JSON-LD;
+- `tree.<sha8>.json`: the path tree (every page as a path, with locale,
+  groups, visibility);
+- `vectors.<n>.<sha8>.npy` / `scales.<sha8>.npy`: int8 chunk embeddings,
+  symmetric per-vector scale (v ≈ q * scale), loadable with mmap;
+  `titles.<sha8>.npy` / `title_scales.<sha8>.npy`: one vector per page title;
+- `lunr.<locale>.<sha8>.json`: a Lunr index per locale (ref = chunk position),
+  and `search_docs.<locale>.<sha8>.json`: what the browser needs to turn
+  refs into links when it searches offline with lunr.js.
+
+Every file is listed in the manifest with its sha256; readers verify them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from askdocs.errors import ShardError
+
+FORMAT_NAME = "askdocs-shards"
+FORMAT_VERSION = 1
+SHARD_DIR = "_askdocs"
+MANIFEST = "manifest.json"
+PRIVATE_HTML_DIR = "html"
+MAX_PART_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str
+
+
+@dataclass
+class PageRecord:
+    url: str
+    title: str
+    locale: str
+    groups: list[str]
+    lastmod: str | None
+    kind: str  # "page" | "listing"
+    headings: list[Heading]
+    links: list[str]
+    word_count: int
+    content_hash: str
+    description: str
+    content: str
+
+    @property
+    def public(self) -> bool:
+        return not self.groups
+
+    @classmethod
+    def from_json(cls, data: dict) -> PageRecord:
+        data = dict(data)
+        data["headings"] = [Heading(**h) for h in data["headings"]]
+        return cls(**data)
+
+
+@dataclass
+class ChunkRecord:
+    page: int
+    start: int
+    end: int
+    anchor: str
+    headings: list[str]
+    lastmod: str | None
+    kind: str  # "section" | "faq"
+    hash: str
+    text: str | None = None  # own text (FAQ pairs); sections slice the page content
+
+    @classmethod
+    def from_json(cls, data: dict) -> ChunkRecord:
+        return cls(**data)
+
+
+@dataclass
+class FaqRecord:
+    page: int
+    question: str
+    answer: str
+    anchor: str
+
+    @classmethod
+    def from_json(cls, data: dict) -> FaqRecord:
+        return cls(**data)
+
+
+@dataclass
+class ShardFile:
+    path: str
+    role: str
+    sha256: str
+    bytes: int
+    locale: str | None = None
+    part: int | None = None
+
+
+@dataclass
+class Manifest:
+    format: str
+    format_version: int
+    askdocs_version: str
+    visibility: str  # "public" | "private"
+    built_at: str
+    site_url: str
+    default_locale: str
+    locales: list[str]
+    model: dict[str, Any]
+    embeddings: dict[str, Any]
+    counts: dict[str, int]
+    files: list[ShardFile]
+    support_url: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Manifest:
+        if data.get("format") != FORMAT_NAME:
+            raise ShardError(f"not an askdocs manifest (format={data.get('format')!r})")
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise ShardError(
+                f"shard format version {version!r} is not supported by this askdocs "
+                f"(reads version {FORMAT_VERSION}); rebuild the index with a matching askdocs"
+            )
+        known = set(cls.__dataclass_fields__)
+        data = {k: v for k, v in data.items() if k in known}
+        data["files"] = [ShardFile(**f) for f in data["files"]]
+        return cls(**data)
+
+    def files_with(self, role: str, locale: str | None = None) -> list[ShardFile]:
+        found = [f for f in self.files if f.role == role and (locale is None or f.locale == locale)]
+        return sorted(found, key=lambda f: (f.part or 0))
+
+    @property
+    def version_key(self) -> str:
+        """Identifies the content (not the build time) of this shard set."""
+        digest = hashlib.sha256()
+        for f in sorted(self.files, key=lambda f: f.path):
+            digest.update(f"{f.path}:{f.sha256}\n".encode())
+        return digest.hexdigest()[:16]
+
+
+def chunk_text(page: PageRecord, chunk: ChunkRecord) -> str:
+    return chunk.text if chunk.text is not None else page.content[chunk.start : chunk.end]
+
+
+def build_time() -> str:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch else datetime.now(UTC)
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def json_bytes(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
+        "utf-8"
+    )
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class ShardWriter:
+    """Collects content-addressed files for one shard set, then publishes them."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+        self.entries: list[ShardFile] = []
+
+    def add(self, role: str, data: bytes, ext: str, *, locale: str | None = None,
+            part: int | None = None) -> ShardFile:
+        sha = _sha(data)
+        stem = ".".join(x for x in (role, locale, None if part is None else str(part)) if x)
+        path = f"{stem}.{sha[:8]}.{ext}"
+        entry = ShardFile(path=path, role=role, sha256=sha, bytes=len(data), locale=locale,
+                          part=part)
+        self._files[path] = data
+        self.entries.append(entry)
+        return entry
+
+    def add_json_parts(self, role: str, records: list[dict], *, locale: str | None = None) -> None:
+        """JSON lists split so no part exceeds MAX_PART_BYTES (one record may)."""
+        part: list[bytes] = []
+        size = 0
+        index = 0
+        for record in records:
+            encoded = json_bytes(record)
+            if part and size + len(encoded) > MAX_PART_BYTES:
+                self.add(role, b"[" + b",".join(part) + b"]", "json", locale=locale, part=index)
+                index, part, size = index + 1, [], 0
+            part.append(encoded)
+            size += len(encoded) + 1
+        self.add(role, b"[" + b",".join(part) + b"]", "json", locale=locale, part=index)
+
+    def add_vector_parts(self, role: str, vectors: np.ndarray) -> None:
+        row_bytes = max(1, vectors.shape[1] * vectors.itemsize)
+        rows = max(1, MAX_PART_BYTES // row_bytes)
+        starts = range(0, max(len(vectors), 1), rows)
+        for index, start in enumerate(starts):
+            self.add(role, npy_bytes(vectors[start : start + rows]), "npy", part=index)
+
+    def add_file(self, role: str, relpath: str, data: bytes) -> ShardFile:
+        """A file kept under a fixed name (widget, lunr.js, bundled model)."""
+        entry = ShardFile(path=relpath, role=role, sha256=_sha(data), bytes=len(data))
+        self._files[relpath] = data
+        self.entries.append(entry)
+        return entry
+
+    def publish(self, folder: Path, manifest: Manifest) -> None:
+        """Write every file, then the manifest last, then drop stale shards."""
+        folder.mkdir(parents=True, exist_ok=True)
+        for relpath, data in sorted(self._files.items()):
+            target = folder / relpath
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+                continue
+            tmp = target.with_name(target.name + ".tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+        manifest_data = json.dumps(manifest.to_json(), ensure_ascii=False, indent=2, sort_keys=True)
+        tmp = folder / (MANIFEST + ".tmp")
+        tmp.write_text(manifest_data + "\n", encoding="utf-8")
+        os.replace(tmp, folder / MANIFEST)
+        keep = set(self._files) | {MANIFEST}
+        for path in sorted(folder.rglob("*"), reverse=True):
+            rel = path.relative_to(folder).as_posix()
+            if path.is_file() and rel not in keep:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()) and path != folder:
+                path.rmdir()
+
+
+@dataclass
+class ShardSet:
+    """A loaded, verified shard set."""
+
+    root: Path
+    manifest: Manifest
+    pages: list[PageRecord]
+    chunks: list[ChunkRecord]
+    faqs: list[FaqRecord]
+    tree: dict[str, dict]
+    vectors: np.ndarray
+    scales: np.ndarray
+    title_vectors: np.ndarray
+    title_scales: np.ndarray
+    lunr: dict[str, dict] = field(repr=False, default_factory=dict)
+
+    @property
+    def private(self) -> bool:
+        return self.manifest.visibility == "private"
+
+    def text(self, chunk_index: int) -> str:
+        chunk = self.chunks[chunk_index]
+        return chunk_text(self.pages[chunk.page], chunk)
+
+
+def read_manifest(folder: Path) -> Manifest:
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise ShardError(f"no {MANIFEST} in {folder}: build the site with askdocs first")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ShardError(f"{path} is not valid JSON: {exc}") from exc
+    return Manifest.from_json(data)
+
+
+def _verified(folder: Path, entry: ShardFile) -> bytes:
+    path = folder / entry.path
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ShardError(f"shard {entry.path} listed in the manifest is missing: {exc}") from exc
+    if _sha(data) != entry.sha256:
+        raise ShardError(
+            f"shard {entry.path} does not match its sha256 in the manifest "
+            "(a partial upload or a mix of two builds); refusing to load it"
+        )
+    return data
+
+
+def _load_json_parts(folder: Path, manifest: Manifest, role: str) -> list:
+    out: list = []
+    for entry in manifest.files_with(role):
+        out.extend(json.loads(_verified(folder, entry)))
+    return out
+
+
+def _load_array(folder: Path, manifest: Manifest, role: str, dtype, width: int) -> np.ndarray:
+    arrays = []
+    for entry in manifest.files_with(role):
+        _verified(folder, entry)
+        arrays.append(np.load(folder / entry.path, mmap_mode="r", allow_pickle=False))
+    arrays = [a for a in arrays if len(a)]
+    if not arrays:
+        return np.zeros((0, width) if width else (0,), dtype=dtype)
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.concatenate(arrays)
+
+
+def load_shards(folder: Path) -> ShardSet:
+    """Load a shard set from a folder, verifying format version and every sha256."""
+    manifest = read_manifest(folder)
+    pages = [PageRecord.from_json(p) for p in _load_json_parts(folder, manifest, "pages")]
+    chunks = [ChunkRecord.from_json(c) for c in _load_json_parts(folder, manifest, "chunks")]
+    faqs = [FaqRecord.from_json(f) for f in _load_json_parts(folder, manifest, "faq")]
+    tree = {}
+    for entry in manifest.files_with("tree"):
+        tree = json.loads(_verified(folder, entry))
+    dim = int(manifest.embeddings["dim"])
+    vectors = _load_array(folder, manifest, "vectors", np.int8, dim)
+    scales = _load_array(folder, manifest, "scales", np.float32, 0)
+    title_vectors = _load_array(folder, manifest, "titles", np.int8, dim)
+    title_scales = _load_array(folder, manifest, "title_scales", np.float32, 0)
+    if len(vectors) != len(chunks) or len(title_vectors) != len(pages):
+        raise ShardError(
+            f"shard set in {folder} is inconsistent: {len(chunks)} chunks but {len(vectors)} "
+            f"vectors, {len(pages)} pages but {len(title_vectors)} title vectors"
+        )
+    lunr_indexes = {
+        entry.locale: json.loads(_verified(folder, entry))
+        for entry in manifest.files_with("lunr")
+        if entry.locale
+    }
+    for entry in manifest.files:
+        if entry.role in ("widget", "lunr_js", "model", "search_docs"):
+            _verified(folder, entry)
+    return ShardSet(folder, manifest, pages, chunks, faqs, tree, vectors, scales,
+                    title_vectors, title_scales, lunr_indexes)
+
+
+def copy_verified(source: Path, target: Path) -> None:
+    """Copy a shard set folder (manifest last) after verifying it."""
+    manifest = read_manifest(source)
+    for entry in manifest.files:
+        data = _verified(source, entry)
+        out = target / entry.path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    shutil.copyfile(source / MANIFEST, target / MANIFEST)

@@ -1,0 +1,489 @@
+"""Plain page records in, shard sets out. Knows nothing of MkDocs or Pelican."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from askdocs import __version__
+from askdocs.embedder import Embedder, quantize
+from askdocs.errors import BuildError, ShardError
+from askdocs.lexical import LexicalDoc, build_index, dumps
+from askdocs.models import DEFAULT_MODEL, ModelInfo, locate
+from askdocs.plugin import privacy
+from askdocs.plugin.chunking import ChunkSettings, chunk_page
+from askdocs.plugin.extract import ExtractedPage, extract
+from askdocs.remote import materialize
+from askdocs.shards import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    SHARD_DIR,
+    ChunkRecord,
+    FaqRecord,
+    Manifest,
+    PageRecord,
+    ShardWriter,
+    build_time,
+    json_bytes,
+    load_shards,
+    read_manifest,
+)
+
+log = logging.getLogger("askdocs.build")
+
+MAX_CONTENT_CHARS = 2_000_000
+_SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk)\b", re.I)
+
+
+@dataclass
+class RawPage:
+    """What an adapter hands the builder: a rendered page and what it knows of it."""
+
+    url: str
+    html: bytes | str
+    meta: dict = field(default_factory=dict)
+    path: Path | None = None  # the HTML file in the site dir, if any
+
+
+@dataclass
+class BuildOptions:
+    site_dir: Path
+    site_url: str = ""
+    default_locale: str = "en"
+    model: str = DEFAULT_MODEL
+    private_dir: Path | None = None
+    keep_restricted_html: bool = False
+    bundle_model: bool = False
+    previous: str | None = None
+    chunks: ChunkSettings = field(default_factory=ChunkSettings)
+    threads: int = 0
+    copy_widget: bool = True
+    progress: bool = True
+
+    @property
+    def shard_dir(self) -> Path:
+        return self.site_dir / SHARD_DIR
+
+    @property
+    def resolved_private_dir(self) -> Path:
+        if self.private_dir is not None:
+            return Path(self.private_dir)
+        return self.site_dir.parent / "askdocs-private"
+
+
+@dataclass
+class BuildReport:
+    pages: int = 0
+    chunks: int = 0
+    faq: int = 0
+    locales: list[str] = field(default_factory=list)
+    restricted: int = 0
+    excluded: int = 0
+    reused: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    warnings: int = 0
+
+    def summary(self) -> str:
+        return (
+            f"indexed {self.pages} pages, {self.chunks} chunks, {self.faq} FAQ pairs, "
+            f"locales {','.join(self.locales) or '-'}, {self.restricted} restricted, "
+            f"{self.excluded} excluded, vectors reused {self.reused}/{self.reused + self.embedded}, "
+            f"{self.warnings} warnings, {self.seconds:.1f}s"
+        )
+
+
+@dataclass
+class _Prepared:
+    page: ExtractedPage
+    raw: RawPage
+
+
+@dataclass
+class _SetData:
+    pages: list[PageRecord]
+    chunks: list[ChunkRecord]
+    faqs: list[FaqRecord]
+    embed_texts: list[str]
+    title_texts: list[str]
+
+
+class IndexBuilder:
+    def __init__(self, options: BuildOptions, *, embedder: Embedder | None = None,
+                 logger: logging.Logger = log) -> None:
+        self.options = options
+        self.log = logger
+        self._embedder = embedder
+        self._pages: dict[str, _Prepared] = {}
+        self._reuse: dict[str, tuple[np.ndarray, float]] = {}
+        self.report = BuildReport()
+
+    # -- input -------------------------------------------------------------
+    @property
+    def model(self) -> ModelInfo:
+        return self.embedder.info
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            info = locate(self.options.model)
+            threads = self.options.threads or os.cpu_count() or 1
+            self._embedder = Embedder(info, threads=threads)
+        return self._embedder
+
+    def add(self, raw: RawPage) -> ExtractedPage | None:
+        """Extract one page; excluded pages are counted and dropped."""
+        where = raw.path or raw.url
+        try:
+            page = extract(raw.html, raw.url, site_url=self.options.site_url,
+                           default_locale=self.options.default_locale, meta=raw.meta)
+        except Exception as exc:  # a broken page must not sink the whole build
+            self._warn(f"{where}: skipped, could not be parsed ({exc})")
+            return None
+        for message in page.warnings:
+            self._warn(f"{where}: {message}")
+        if page.exclude:
+            self.report.excluded += 1
+            self._pages.pop(page.url, None)
+            return None
+        if len(page.content) > MAX_CONTENT_CHARS:
+            self._warn(f"{where}: {len(page.content):,} characters of text; indexed the first "
+                       f"{MAX_CONTENT_CHARS:,}")
+            page.content = page.content[:MAX_CONTENT_CHARS]
+            page.blocks = [b for b in page.blocks if b.end <= MAX_CONTENT_CHARS]
+        if not page.content.strip() or len(page.blocks) <= 1 and not page.faqs:
+            self._warn(f"{where}: no main content to index")
+        existing = self._pages.get(page.url)
+        if existing is not None and existing.raw.url == page.url and raw.url != page.url:
+            return page  # the canonical page itself wins over its duplicates
+        self._pages[page.url] = _Prepared(page, raw)
+        return page
+
+    def remember_previous(self) -> None:
+        """Keep the vectors of the last build (read before the site dir is cleaned)."""
+        sources = [self.options.previous] if self.options.previous else [
+            str(self.options.shard_dir), str(self.options.resolved_private_dir)]
+        for source in sources:
+            try:
+                shard_set = load_shards(materialize(source))
+            except ShardError as exc:
+                if self.options.previous:
+                    raise BuildError(f"--previous {source}: {exc}") from exc
+                continue
+            if shard_set.manifest.model.get("sha256") != self.model.sha256:
+                self.log.info("previous shards used another model; re-embedding all")
+                continue
+            for i, chunk in enumerate(shard_set.chunks):
+                self._reuse[chunk.hash] = (np.array(shard_set.vectors[i]), float(shard_set.scales[i]))
+            for i, page in enumerate(shard_set.pages):
+                key = _title_hash(self.model, _title_text(page.title, page.description))
+                self._reuse[key] = (np.array(shard_set.title_vectors[i]),
+                                    float(shard_set.title_scales[i]))
+
+    # -- output ------------------------------------------------------------
+    def build(self) -> BuildReport:
+        started = time.perf_counter()
+        prepared = [self._pages[url] for url in sorted(self._pages)]
+        if not prepared:
+            raise BuildError(
+                f"no indexable pages found in {self.options.site_dir} "
+                f"({self.report.excluded} excluded); is this the built site folder?"
+            )
+        _mark_listings([p.page for p in prepared])
+        public = [p for p in prepared if not p.page.groups]
+        restricted = [p for p in prepared if p.page.groups]
+        private_dir = self.options.resolved_private_dir
+        if restricted:
+            privacy.check_private_dir(private_dir, self.options.site_dir)
+        sets = {"public": self._set_data(public), "private": self._set_data(restricted)}
+        vectors = self._embed(sets)
+        support_url = next((p.page.url for p in public if _SUPPORT.search(p.page.url + " " + p.page.title)), None)
+        self._write(self.options.shard_dir, "public", sets["public"], vectors["public"], support_url)
+        if restricted:
+            self._write(private_dir, "private", sets["private"], vectors["private"], None)
+        else:
+            privacy.remove_stale_private_set(private_dir, self.log)
+        privacy.protect(
+            site_dir=self.options.site_dir,
+            site_url=self.options.site_url,
+            restricted=[(p.page.url, p.raw.path) for p in restricted],
+            private_dir=private_dir,
+            keep_html=self.options.keep_restricted_html,
+            log=self.log,
+        )
+        report = self.report
+        report.pages = len(prepared)
+        report.chunks = sum(len(s.chunks) for s in sets.values())
+        report.faq = sum(len(s.faqs) for s in sets.values())
+        report.locales = sorted({p.page.locale for p in prepared})
+        report.restricted = len(restricted)
+        report.seconds = time.perf_counter() - started
+        self.log.info(report.summary())
+        return report
+
+    def _warn(self, message: str) -> None:
+        self.report.warnings += 1
+        self.log.warning("%s", message)
+
+    def _set_data(self, prepared: list[_Prepared]) -> _SetData:
+        data = _SetData([], [], [], [], [])
+        limit = self.model.max_tokens - 32
+        for page_index, item in enumerate(prepared):
+            page = item.page
+            data.pages.append(PageRecord(
+                url=page.url, title=page.title, locale=page.locale, groups=page.groups,
+                lastmod=page.lastmod, kind=page.kind, headings=page.headings, links=page.links,
+                word_count=page.word_count, content_hash=page.content_hash,
+                description=page.description, content=page.content,
+            ))
+            data.title_texts.append(_title_text(page.title, page.description))
+            spans = chunk_page(page.blocks, page.content, self.embedder.count_tokens,
+                               self.options.chunks, limit)
+            for span in spans:
+                text = page.content[span.start : span.end]
+                embed_text = _embed_text(page.title, span.headings, text)
+                data.chunks.append(ChunkRecord(
+                    page=page_index, start=span.start, end=span.end, anchor=span.anchor,
+                    headings=span.headings, lastmod=span.lastmod or page.lastmod,
+                    kind="section", hash=_chunk_hash(self.model, embed_text),
+                ))
+                data.embed_texts.append(embed_text)
+            anchors = {_norm(h.text): h.anchor for h in page.headings}
+            for question, answer in page.faqs:
+                anchor = anchors.get(_norm(question), "")
+                text = f"{question}\n\n{answer}"
+                embed_text = _embed_text(page.title, [question], answer)
+                data.faqs.append(FaqRecord(page_index, question, answer, anchor))
+                data.chunks.append(ChunkRecord(
+                    page=page_index, start=0, end=0, anchor=anchor, headings=[question],
+                    lastmod=page.lastmod, kind="faq", hash=_chunk_hash(self.model, embed_text),
+                    text=text,
+                ))
+                data.embed_texts.append(embed_text)
+        return data
+
+    def _embed(self, sets: dict[str, _SetData]) -> dict[str, tuple[np.ndarray, ...]]:
+        jobs: list[tuple[str, str, int, str]] = []  # (set, kind, row, text)
+        for name, data in sets.items():
+            for row, text in enumerate(data.embed_texts):
+                jobs.append((name, "chunk", row, text))
+            for row, text in enumerate(data.title_texts):
+                jobs.append((name, "title", row, text))
+        dim = self.model.dim
+        out = {
+            name: (np.zeros((len(d.embed_texts), dim), np.int8), np.ones(len(d.embed_texts), np.float32),
+                   np.zeros((len(d.title_texts), dim), np.int8), np.ones(len(d.title_texts), np.float32))
+            for name, d in sets.items()
+        }
+        todo = []
+        for job in jobs:
+            name, kind, row, text = job
+            key = _chunk_hash(self.model, text) if kind == "chunk" else _title_hash(self.model, text)
+            if key in self._reuse:
+                vector, scale = self._reuse[key]
+                self._store(out[name], kind, row, vector, scale)
+                self.report.reused += 1
+            else:
+                todo.append(job)
+        if todo:
+            self.log.info("embedding %d texts with %s", len(todo), self.model.id)
+            with _progress(len(todo), self.options.progress) as tick:
+                for name, kind, row, text in todo:
+                    q, s = quantize(self.embedder.embed_passages([text]))
+                    self._store(out[name], kind, row, q[0], float(s[0]))
+                    tick(1)
+            self.report.embedded += len(todo)
+        return out
+
+    @staticmethod
+    def _store(arrays: tuple[np.ndarray, ...], kind: str, row: int, vector: np.ndarray,
+               scale: float) -> None:
+        vecs, scales, tvecs, tscales = arrays
+        if kind == "chunk":
+            vecs[row], scales[row] = vector, scale
+        else:
+            tvecs[row], tscales[row] = vector, scale
+
+    def _write(self, folder: Path, visibility: str, data: _SetData,
+               arrays: tuple[np.ndarray, ...], support_url: str | None) -> None:
+        vectors, scales, title_vectors, title_scales = arrays
+        writer = ShardWriter()
+        writer.add_json_parts("pages", [_page_json(p) for p in data.pages])
+        writer.add_json_parts("chunks", [_chunk_json(c) for c in data.chunks])
+        writer.add("faq", json_bytes([vars(f) for f in data.faqs]), "json")
+        writer.add("tree", json_bytes(_tree(data.pages)), "json")
+        writer.add_vector_parts("vectors", vectors)
+        writer.add("scales", _npy(scales), "npy")
+        writer.add("titles", _npy(title_vectors), "npy")
+        writer.add("title_scales", _npy(title_scales), "npy")
+        locales = sorted({p.locale for p in data.pages})
+        for locale in locales:
+            docs = [
+                LexicalDoc(str(i), data.pages[c.page].title, " ".join(c.headings),
+                           c.text if c.text is not None else data.pages[c.page].content[c.start:c.end])
+                for i, c in enumerate(data.chunks) if data.pages[c.page].locale == locale
+            ]
+            writer.add("lunr", dumps(build_index(locale, docs)), "json", locale=locale)
+            if visibility == "public":
+                writer.add("search_docs", json_bytes(_search_docs(data, locale)), "json",
+                           locale=locale)
+        if visibility == "public" and self.options.copy_widget:
+            _add_widget_files(writer, locales)
+        if self.options.bundle_model:
+            for name in ("model.onnx", "tokenizer.json", "askdocs-model.json"):
+                writer.add_file("model", f"model/{name}", (self.model.path / name).read_bytes())
+        info = self.model
+        manifest = Manifest(
+            format=FORMAT_NAME,
+            format_version=FORMAT_VERSION,
+            askdocs_version=__version__,
+            visibility=visibility,
+            built_at=build_time(),
+            site_url=self.options.site_url,
+            default_locale=self.options.default_locale,
+            locales=locales,
+            model={
+                "id": info.id, "sha256": info.sha256, "dim": info.dim,
+                "quantization": info.quantization, "pooling": info.pooling,
+                "normalize": info.normalize, "max_tokens": info.max_tokens,
+                "query_prefix": info.query_prefix, "passage_prefix": info.passage_prefix,
+                "bundled": "model/" if self.options.bundle_model else None,
+            },
+            embeddings={"dim": info.dim, "dtype": "int8", "quantization": "symmetric-per-vector",
+                        "title_vectors": True},
+            counts={"pages": len(data.pages), "chunks": len(data.chunks), "faq": len(data.faqs)},
+            files=sorted(writer.entries, key=lambda f: f.path),
+            support_url=support_url,
+        )
+        _check_target(folder)
+        writer.publish(folder, manifest)
+
+
+def _check_target(folder: Path) -> None:
+    if folder.is_dir() and any(folder.iterdir()):
+        try:
+            read_manifest(folder)
+        except ShardError as exc:
+            raise BuildError(
+                f"{folder} is not empty and does not hold an askdocs shard set; refusing to "
+                f"write shards there (choose another folder) [{exc}]"
+            ) from exc
+
+
+def _add_widget_files(writer: ShardWriter, locales: list[str]) -> None:
+    from askdocs.widget import lunr_scripts, widget_js
+
+    writer.add_file("widget", "widget.js", widget_js())
+    for name, data in lunr_scripts(locales).items():
+        writer.add_file("lunr_js", f"lunr/{name}", data)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    from askdocs.shards import npy_bytes
+
+    return npy_bytes(array)
+
+
+def _page_json(page: PageRecord) -> dict:
+    data = dict(vars(page))
+    data["headings"] = [vars(h) for h in page.headings]
+    return data
+
+
+def _chunk_json(chunk: ChunkRecord) -> dict:
+    return dict(vars(chunk))
+
+
+def _tree(pages: list[PageRecord]) -> dict:
+    return {
+        p.url: {
+            "title": p.title, "locale": p.locale, "groups": p.groups,
+            "visibility": "restricted" if p.groups else "public",
+            "lastmod": p.lastmod, "kind": p.kind,
+        }
+        for p in pages
+    }
+
+
+def _search_docs(data: _SetData, locale: str) -> dict:
+    index = {}
+    pages = []
+    for i, page in enumerate(data.pages):
+        if page.locale == locale:
+            index[i] = len(pages)
+            pages.append([page.url, page.title])
+    refs = {
+        str(i): [index[c.page], c.anchor, c.headings[-1] if c.headings else ""]
+        for i, c in enumerate(data.chunks) if c.page in index
+    }
+    return {"pages": pages, "refs": refs}
+
+
+def _title_text(title: str, description: str) -> str:
+    return f"{title}. {description}" if description else title
+
+
+def _embed_text(title: str, headings: list[str], text: str) -> str:
+    header = " › ".join([title, *headings])
+    return f"{header}\n\n{text}"
+
+
+def _chunk_hash(model: ModelInfo, text: str) -> str:
+    return hashlib.sha256(f"{model.sha256}\0{text}".encode()).hexdigest()[:20]
+
+
+def _title_hash(model: ModelInfo, text: str) -> str:
+    return "t:" + _chunk_hash(model, text)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text).strip().lower()
+
+
+def _mark_listings(pages: list[ExtractedPage]) -> None:
+    """Pages whose prose is mostly copied from other pages (tag pages, digests) are listings."""
+    shingles: dict[str, set[int]] = {}
+    owners: dict[int, set[str]] = {}
+    for page in pages:
+        words = " ".join(b.text for b in page.blocks if b.kind in ("para", "list", "note"))
+        tokens = _norm(words).split()
+        grams = {hash(" ".join(tokens[i : i + 8])) for i in range(len(tokens) - 7)}
+        shingles[page.url] = grams
+        for gram in grams:
+            owners.setdefault(gram, set()).add(page.url)
+    for page in pages:
+        grams = shingles[page.url]
+        if page.kind != "page" or len(grams) < 10:
+            continue
+        shared = [g for g in grams if len(owners[g]) > 1]
+        sources = {o for g in shared for o in owners[g]} - {page.url}
+        if len(shared) / len(grams) >= 0.5 and len(sources) >= 2:
+            page.kind = "listing"
+
+
+class _progress:
+    """A tqdm bar when asked for (stderr), a no-op otherwise."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled, self.bar = total, enabled, None
+
+    def __enter__(self) -> Callable[[int], None]:
+        if self.enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, desc="embedding", unit="text",
+                            leave=False, dynamic_ncols=True, disable=None)
+            return self.bar.update
+        return lambda n: None
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()

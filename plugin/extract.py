@@ -1,0 +1,562 @@
+"""Rendered HTML → what a reader sees: main content as Markdown-ish text, plus page facts.
+
+Works on plain strings/bytes so it is testable without any generator. The
+main content is the page's `article` / `[role=main]` / `main`; without one,
+trafilatura's boilerplate removal picks it. Navigation, TOC, breadcrumbs,
+"edit this page", search boxes and similar UI are dropped; code blocks are
+kept verbatim, tables as pipe rows, admonitions as labelled paragraphs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from askdocs.shards import Heading
+
+HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+SKIP_TAGS = {
+    "script", "style", "noscript", "template", "nav", "aside", "button", "form", "input",
+    "select", "textarea", "svg", "iframe", "object", "canvas", "footer", "label", "dialog",
+    "-comment", "link", "meta",
+}
+BLOCK_TAGS = {
+    "p", "div", "section", "article", "main", "header", "figure", "figcaption", "address",
+    "center", "hgroup", "fieldset", "body", "html", "dd", "dt", "dl", "summary", "details",
+    "blockquote", "hr",
+}
+BOILERPLATE = ", ".join(
+    [
+        ".headerlink", "[role=navigation]", "[role=search]", "[role=banner]",
+        "[role=contentinfo]", ".toc", "#toc", ".toctree-wrapper", ".md-sidebar", ".md-header",
+        ".md-footer", ".md-top", ".md-dialog", ".md-source-file", ".md-content__button",
+        ".md-feedback", ".md-tags", ".md-search", ".breadcrumb", ".breadcrumbs",
+        ".wy-breadcrumbs", "[aria-label=breadcrumb]", "[aria-label=breadcrumbs]",
+        ".rst-footer-buttons", ".rst-versions", ".edit-link", ".edit-this-page",
+        ".edit-on-github", ".skip-link", ".skip-to-content", ".sr-only", ".visually-hidden",
+        ".screen-reader-text", ".cookie-banner", ".cookie-consent", "#cookie-banner",
+        ".cookies", ".pagination", ".prev-next", ".linenos", ".linenodiv", ".md-clipboard",
+        ".copy-button", ".searchbox", "#searchbox", ".search-form", "[hidden]",
+        "[aria-hidden=true]", "#askdocs-widget", "[data-askdocs]",
+    ]
+)
+MAIN_SELECTORS = ("article", "[role=main]", "main", "#content", ".content", ".document")
+TRACKING_PARAMS = re.compile(r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I)
+LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
+_WS = re.compile(r"[ \t\r\f\v\u00a0]+")
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([\w-]+)""", re.I)
+
+
+@dataclass
+class Block:
+    kind: str  # heading | para | code | list | table | note
+    text: str
+    level: int = 0
+    anchor: str = ""
+    lastmod: str | None = None
+    start: int = 0
+    end: int = 0
+
+
+@dataclass
+class ExtractedPage:
+    url: str
+    title: str
+    locale: str
+    groups: list[str]
+    exclude: bool
+    lastmod: str | None
+    kind: str
+    description: str
+    content: str
+    blocks: list[Block]
+    headings: list[Heading]
+    links: list[str]
+    faqs: list[tuple[str, str]]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def word_count(self) -> int:
+        return len(self.content.split())
+
+    @property
+    def content_hash(self) -> str:
+        digest = hashlib.sha256()
+        for part in (self.url, self.title, self.locale, ",".join(self.groups), self.lastmod or "",
+                     self.kind, self.content):
+            digest.update(part.encode("utf-8"))
+            digest.update(b"\0")
+        return digest.hexdigest()[:16]
+
+
+def decode_html(data: bytes | str) -> tuple[str, list[str]]:
+    """Bytes → text: declared charset, else UTF-8; invalid bytes replaced, with a warning."""
+    if isinstance(data, str):
+        return data, []
+    match = _META_CHARSET.search(data[:4096])
+    charset = match.group(1).decode("ascii", "replace").lower() if match else "utf-8"
+    try:
+        return data.decode(charset), []
+    except (LookupError, UnicodeDecodeError):
+        text = data.decode("utf-8", errors="replace")
+        return text, [f"not valid {charset}; undecodable bytes were replaced"]
+
+
+def normalize_date(value: str | None) -> str | None:
+    if not value:
+        return None
+    match = _DATE.search(str(value))
+    return match.group(1) if match else None
+
+
+def _clean(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def _norm_inline(text: str) -> str:
+    lines = [_clean(line) for line in text.split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+class _Walker:
+    """Turns a DOM subtree into blocks (one pass, no recursion limits hit)."""
+
+    def __init__(self, page_url: str) -> None:
+        self.page_url = page_url
+        self.blocks: list[Block] = []
+        self.links: list[str] = []
+        self._inline: list[str] = []
+        self._pending_date: str | None = None
+
+    def flush(self, kind: str = "para") -> None:
+        text = _norm_inline("".join(self._inline))
+        self._inline = []
+        if text:
+            self.blocks.append(Block(kind, text, lastmod=self._take_date()))
+
+    def _take_date(self) -> str | None:
+        date, self._pending_date = self._pending_date, None
+        return date
+
+    def walk(self, node: LexborNode, depth: int = 0) -> None:
+        if depth > 200:  # pathological nesting: keep the text, skip the structure
+            self._inline.append(node.text(deep=True, separator=" "))
+            return
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                self._inline.append(child.text_content or "")
+                continue
+            if tag in SKIP_TAGS:
+                continue
+            if tag in HEADING_TAGS:
+                self._heading(child, HEADING_TAGS[tag])
+            elif tag == "pre":
+                self._code(child)
+            elif tag in ("ul", "ol"):
+                self.flush()
+                self._list(child, tag == "ol", 0)
+            elif tag == "table":
+                self.flush()
+                self._table(child)
+            elif tag == "br":
+                self._inline.append("\n")
+            elif tag == "time":
+                self._time(child)
+            elif tag == "code":
+                code = child.text(deep=True).strip()
+                if code:
+                    self._inline.append(f"`{code}`")
+            elif tag == "a":
+                self._link(child)
+                self.walk(child, depth + 1)
+            elif tag == "img":
+                alt = (child.attributes.get("alt") or "").strip()
+                if alt:
+                    self._inline.append(alt)
+            elif tag == "header" and not child.css_first("h1, h2, h3, h4, h5, h6"):
+                continue
+            elif self._is_admonition(child):
+                self._admonition(child, depth)
+            elif tag in BLOCK_TAGS:
+                self.flush()
+                self.walk(child, depth + 1)
+                self.flush()
+            elif tag in ("strong", "b"):
+                inner = _clean(child.text(deep=True, separator=""))
+                if inner:
+                    self._inline.append(f"**{inner}**")
+                    for a in child.css("a"):
+                        self._link(a)
+            else:
+                self.walk(child, depth + 1)
+
+    def _heading(self, node: LexborNode, level: int) -> None:
+        self.flush()
+        anchor = node.attributes.get("id") or ""
+        if not anchor:
+            inner = node.css_first("[id]")
+            anchor = inner.attributes.get("id", "") if inner else ""
+        if not anchor:
+            link = node.css_first("a.headerlink[href^='#'], a[href^='#']")
+            anchor = (link.attributes.get("href") or "#")[1:] if link else ""
+        for time in node.css("time"):
+            self._pending_date = normalize_date(time.attributes.get("datetime"))
+        for junk in node.css(".headerlink, time"):
+            junk.decompose()
+        text = _clean(node.text(deep=True, separator=" ")).rstrip("¶#§🔗 ").strip()
+        if text:
+            self.blocks.append(Block("heading", text, level=level, anchor=anchor or ""))
+            if self._pending_date:
+                self.blocks[-1].lastmod = self._take_date()
+
+    def _time(self, node: LexborNode) -> None:
+        date = normalize_date(node.attributes.get("datetime"))
+        if date:
+            heading = next((b for b in reversed(self.blocks) if b.kind == "heading"), None)
+            if heading is not None and heading.lastmod is None:
+                heading.lastmod = date
+            else:
+                self._pending_date = date
+        self._inline.append(_clean(node.text(deep=True)))
+
+    def _code(self, node: LexborNode) -> None:
+        self.flush()
+        code_node = node.css_first("code") or node
+        classes = " ".join(
+            filter(None, [code_node.attributes.get("class"), node.attributes.get("class")]
+                   + [p.attributes.get("class") for p in _ancestors(node, 2)])
+        )
+        match = LANGUAGE_CLASS.search(classes or "")
+        language = match.group(1) if match and match.group(1) not in ("highlight",) else ""
+        for junk in node.css(".linenos, .linenodiv, button"):
+            junk.decompose()
+        text = code_node.text(deep=True).strip("\n")
+        if text.strip():
+            self.blocks.append(Block("code", f"```{language}\n{text.rstrip()}\n```"))
+
+    def _list(self, node: LexborNode, ordered: bool, level: int) -> None:
+        number = 0
+        for item in node.iter():
+            if item.tag != "li":
+                continue
+            number += 1
+            sub = _Walker(self.page_url)
+            nested: list[tuple[LexborNode, bool]] = []
+            for child in item.iter(include_text=True):
+                if child.tag in ("ul", "ol"):
+                    nested.append((child, child.tag == "ol"))
+            for child, _ in nested:
+                child.decompose()
+            sub.walk(item)
+            sub.flush()
+            self.links.extend(sub.links)
+            marker = f"{number}." if ordered else "-"
+            prefix = "  " * level
+            texts = [b for b in sub.blocks if b.kind not in ("code", "table")]
+            line = " ".join(b.text.replace("\n", " ") for b in texts)
+            if line:
+                self.blocks.append(Block("list", f"{prefix}{marker} {line}"))
+            self.blocks.extend(b for b in sub.blocks if b.kind in ("code", "table"))
+            for child, child_ordered in nested:
+                self._list(child, child_ordered, level + 1)
+
+    def _table(self, node: LexborNode) -> None:
+        rows = []
+        for tr in node.css("tr"):
+            cells = [
+                _clean(cell.text(deep=True, separator=" ")).replace("|", "\\|")
+                for cell in tr.iter()
+                if cell.tag in ("td", "th")
+            ]
+            if any(cells):
+                rows.append("| " + " | ".join(cells) + " |")
+                if len(rows) == 1 and tr.css_first("th"):
+                    rows.append("| " + " | ".join("---" for _ in cells) + " |")
+        for a in node.css("a"):
+            self._link(a)
+        if rows:
+            self.blocks.append(Block("table", "\n".join(rows)))
+
+    @staticmethod
+    def _is_admonition(node: LexborNode) -> bool:
+        classes = (node.attributes.get("class") or "").split()
+        return node.tag in ("div", "aside", "details") and (
+            "admonition" in classes or "note" in classes and node.tag == "div"
+            or node.tag == "details"
+        )
+
+    def _admonition(self, node: LexborNode, depth: int) -> None:
+        self.flush()
+        title_node = node.css_first(".admonition-title, summary, .admonition-heading")
+        title = _clean(title_node.text(deep=True, separator=" ")) if title_node else ""
+        if title_node is not None:
+            title_node.decompose()
+        if not title:
+            classes = (node.attributes.get("class") or "").split()
+            kinds = [c for c in classes if c not in ("admonition", "details")]
+            title = kinds[0].capitalize() if kinds else "Note"
+        sub = _Walker(self.page_url)
+        sub.walk(node, depth + 1)
+        sub.flush()
+        self.links.extend(sub.links)
+        if sub.blocks and sub.blocks[0].kind == "para":
+            sub.blocks[0].text = f"**{title}:** {sub.blocks[0].text}"
+            sub.blocks[0].kind = "note"
+        else:
+            self.blocks.append(Block("note", f"**{title}:**"))
+        self.blocks.extend(sub.blocks)
+
+    def _link(self, node: LexborNode) -> None:
+        href = node.attributes.get("href")
+        if href:
+            self.links.append(href)
+
+
+def _ancestors(node: LexborNode, count: int) -> list[LexborNode]:
+    out = []
+    current = node.parent
+    while current is not None and len(out) < count:
+        out.append(current)
+        current = current.parent
+    return out
+
+
+def render_blocks(blocks: list[Block]) -> str:
+    """Blocks → the page text `cat` shows; records each block's span in it."""
+    parts: list[str] = []
+    offset = 0
+    previous_kind = ""
+    for block in blocks:
+        if block.kind == "heading":
+            text = "#" * block.level + " " + block.text
+        else:
+            text = block.text
+        separator = "\n" if (block.kind == "list" and previous_kind == "list") else "\n\n"
+        if parts:
+            parts.append(separator)
+            offset += len(separator)
+        block.start = offset
+        parts.append(text)
+        offset += len(text)
+        block.end = offset
+        previous_kind = block.kind
+    return "".join(parts) + ("\n" if parts else "")
+
+
+def to_site_path(href: str, page_url: str, site_url: str) -> str | None:
+    """A link as a site-root-relative path ("/guide/#x"), or None if it leaves the site."""
+    href = href.strip()
+    if not href or href.startswith(("mailto:", "tel:", "javascript:", "data:")):
+        return None
+    base_path = urlsplit(site_url).path if site_url else "/"
+    base_path = base_path if base_path.endswith("/") else base_path + "/"
+    absolute = urljoin("http://askdocs.invalid" + (page_url or "/"), href)
+    parts = urlsplit(absolute)
+    site = urlsplit(site_url) if site_url else None
+    href_parts = urlsplit(href)
+    if href_parts.netloc:
+        if site is None or href_parts.netloc.lower() != site.netloc.lower():
+            return None
+        path = href_parts.path
+        if not path.startswith(base_path):
+            return None
+        path = "/" + path[len(base_path):]
+    else:
+        path = parts.path
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if not TRACKING_PARAMS.match(k)])
+    return urlunsplit(("", "", path or "/", query, parts.fragment))
+
+
+def _select_main(tree: LexborHTMLParser) -> LexborNode | None:
+    for selector in MAIN_SELECTORS:
+        nodes = tree.css(selector)
+        if len(nodes) == 1 and nodes[0].text(deep=True).strip():
+            return nodes[0]
+    return None
+
+
+def _meta(tree: LexborHTMLParser, name: str) -> str | None:
+    for node in tree.css("meta"):
+        attrs = node.attributes
+        if (attrs.get("name") or attrs.get("property") or "").lower() == name:
+            return attrs.get("content")
+    return None
+
+
+def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
+    h1 = (main or tree.body or tree.root).css_first("h1") if (main or tree.body) else None
+    if h1 is not None:
+        clone = LexborHTMLParser(h1.html or "").css_first("h1")
+        if clone is not None:
+            for junk in clone.css(".headerlink"):
+                junk.decompose()
+            text = _clean(clone.text(deep=True, separator=" ")).rstrip("¶#§ ")
+            if text:
+                return text
+    og = _meta(tree, "og:title")
+    if og:
+        return _clean(og)
+    title = tree.css_first("title")
+    text = _clean(title.text()) if title else ""
+    for separator in (" - ", " | ", " — ", " · "):
+        if separator in text:
+            return text.split(separator)[0].strip()
+    return text
+
+
+def parse_faq_jsonld(raw: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """FAQPage/QAPage pairs from one JSON-LD block (answers as plain text)."""
+    warnings: list[str] = []
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        import json_repair
+
+        data = json_repair.loads(raw)
+        warnings.append("malformed JSON-LD was repaired before reading its FAQ")
+    pairs: list[tuple[str, str]] = []
+
+    def text_of(value) -> str:
+        if isinstance(value, list):
+            value = value[0] if value else ""
+        if isinstance(value, dict):
+            value = value.get("text") or value.get("name") or ""
+        if not isinstance(value, str):
+            return ""
+        if "<" in value:
+            value = LexborHTMLParser(f"<body>{value}</body>").body.text(deep=True, separator=" ")
+        return _clean(value)
+
+    def visit(node) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        types = node.get("@type")
+        types = types if isinstance(types, list) else [types]
+        if "Question" in types:
+            question = text_of(node.get("name")) or text_of(node.get("text"))
+            answer = text_of(node.get("acceptedAnswer")) or text_of(node.get("suggestedAnswer"))
+            if question and answer:
+                pairs.append((question, answer))
+            return
+        for key in ("@graph", "mainEntity", "hasPart", "itemListElement"):
+            if key in node:
+                visit(node[key])
+
+    visit(data)
+    return pairs, warnings
+
+
+def extract(
+    html: str | bytes,
+    url: str,
+    *,
+    site_url: str = "",
+    default_locale: str = "en",
+    meta: dict | None = None,
+) -> ExtractedPage:
+    """Extract one rendered page. Never raises on bad HTML; problems become warnings."""
+    meta = meta or {}
+    text, warnings = decode_html(html)
+    tree = LexborHTMLParser(text)
+    html_node = tree.css_first("html")
+    lang = (html_node.attributes.get("lang") or "") if html_node else ""
+    locale = (meta.get("locale") or lang.split("-")[0].split("_")[0] or default_locale).lower()
+
+    groups_meta = _meta(tree, "askdocs:groups")
+    groups = meta.get("groups")
+    if groups is None:
+        groups = [g.strip() for g in (groups_meta or "").split(",") if g.strip()]
+    exclude_meta = (_meta(tree, "askdocs:exclude") or "").strip().lower() in ("true", "1", "yes")
+    robots = (_meta(tree, "robots") or "").lower()
+    exclude = bool(meta.get("exclude")) or exclude_meta or "noindex" in robots
+
+    canonical = url
+    link = tree.css_first("link[rel=canonical]")
+    if link is not None and link.attributes.get("href"):
+        resolved = to_site_path(link.attributes["href"], url, site_url)
+        if resolved:
+            canonical = resolved.split("#")[0].split("?")[0] or url
+
+    faqs: list[tuple[str, str]] = []
+    for script in tree.css("script[type='application/ld+json']"):
+        pairs, problems = parse_faq_jsonld(script.text(deep=True))
+        faqs.extend(pairs)
+        warnings.extend(problems)
+
+    lastmod = (
+        normalize_date(meta.get("lastmod"))
+        or normalize_date(_meta(tree, "article:modified_time"))
+        or normalize_date(_meta(tree, "askdocs:lastmod"))
+        or normalize_date(_meta(tree, "article:published_time"))
+        or normalize_date(meta.get("sitemap_lastmod"))
+    )
+    description = _clean(_meta(tree, "description") or "")
+
+    main = _select_main(tree)
+    if main is None:
+        main = _trafilatura_main(text)
+        if main is not None:
+            warnings.append("no <main>/<article> element; used trafilatura's boilerplate removal")
+    if main is None:
+        main = tree.body
+    title = _clean(str(meta.get("title") or "")) or _title(tree, main)
+    blocks: list[Block] = []
+    links: list[str] = []
+    if main is not None:
+        for junk in main.css(BOILERPLATE):
+            junk.decompose()
+        walker = _Walker(url)
+        walker.walk(main)
+        walker.flush()
+        blocks, links = walker.blocks, walker.links
+    if not blocks or blocks[0].kind != "heading" or blocks[0].level != 1:
+        if title:
+            blocks.insert(0, Block("heading", title, level=1, anchor=""))
+    content = render_blocks(blocks)
+    if not content.strip():
+        warnings.append("no readable content")
+
+    resolved_links = sorted(
+        {p for href in links if (p := to_site_path(href, url, site_url)) and not p.startswith("#")}
+    )
+    headings = [Heading(b.level, b.text, b.anchor) for b in blocks if b.kind == "heading"]
+    kind = meta.get("kind") or (_meta(tree, "askdocs:kind") or "page")
+    return ExtractedPage(
+        url=canonical,
+        title=title or canonical,
+        locale=locale,
+        groups=sorted(set(groups)),
+        exclude=exclude,
+        lastmod=lastmod,
+        kind=kind,
+        description=description,
+        content=content,
+        blocks=blocks,
+        headings=headings,
+        links=[link for link in resolved_links if link.split("#")[0] != canonical],
+        faqs=faqs,
+        warnings=warnings,
+    )
+
+
+def _trafilatura_main(html: str) -> LexborNode | None:
+    import trafilatura
+
+    result = trafilatura.extract(
+        html, output_format="html", include_tables=True, include_formatting=True,
+        include_links=True, include_comments=False, favor_recall=True,
+    )
+    if not result:
+        return None
+    return LexborHTMLParser(result).body

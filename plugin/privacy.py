@@ -1,0 +1,176 @@
+"""After a build, no file under the public site dir holds restricted text.
+
+Restricted pages' HTML moves to `<private_dir>/html/`; their entries leave
+MkDocs' `search_index.json` and `sitemap.xml(.gz)`; links to them leave the
+public pages (navigation, next/previous), so not even their titles remain.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from askdocs.errors import BuildError
+from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR, read_manifest
+
+_URL_BLOCK = re.compile(r"\s*<url>.*?</url>", re.S)
+_LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.S)
+
+
+def check_private_dir(private_dir: Path, site_dir: Path) -> None:
+    """Refuse a private dir that would be uploaded with a published site."""
+    target = private_dir.resolve()
+    site = site_dir.resolve()
+    for folder in [target, *target.parents]:
+        if folder == site or (folder / "index.html").is_file():
+            raise BuildError(
+                f"the private shard folder {private_dir} would land inside the published site "
+                f"{folder} (it holds index.html), so restricted pages would be public. Set the "
+                "`private_dir` plugin option (or `askdocs build --private-dir`) to a folder "
+                "outside every published site."
+            )
+
+
+def remove_stale_private_set(private_dir: Path, log: logging.Logger) -> None:
+    """A site with no restricted pages keeps no private set from an earlier build."""
+    if not (private_dir / MANIFEST).is_file():
+        return
+    try:
+        manifest = read_manifest(private_dir)
+    except Exception:
+        return
+    if manifest.visibility == "private":
+        shutil.rmtree(private_dir)
+        log.info("no restricted pages any more; removed the old private set %s",
+                 private_dir)
+
+
+def site_path_of(file: Path, site_dir: Path) -> str:
+    rel = file.relative_to(site_dir).as_posix()
+    if rel == "index.html":
+        return "/"
+    if rel.endswith("/index.html"):
+        return "/" + rel[: -len("index.html")]
+    return "/" + rel
+
+
+def html_file_for(url: str, site_dir: Path) -> Path:
+    path = url.split("#")[0].split("?")[0].lstrip("/")
+    if not path or path.endswith("/"):
+        return site_dir / path / "index.html"
+    return site_dir / path
+
+
+def protect(*, site_dir: Path, site_url: str, restricted: list[tuple[str, Path | None]],
+            private_dir: Path, keep_html: bool, log: logging.Logger) -> None:
+    if not restricted:
+        return
+    urls = {url for url, _ in restricted}
+    for search_index in sorted(site_dir.rglob("search_index.json")):
+        _scrub_search_index(search_index, site_dir, urls)
+    for sitemap in sorted(site_dir.rglob("sitemap.xml")):
+        _scrub_sitemap(sitemap, site_url, urls)
+    if keep_html:
+        return
+    for url, path in restricted:
+        source = path if path is not None and path.is_file() else html_file_for(url, site_dir)
+        if not source.is_file() or not _inside(source, site_dir):
+            continue
+        target = private_dir / PRIVATE_HTML_DIR / source.relative_to(site_dir)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(source), target)
+        folder = source.parent
+        while folder != site_dir and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+        log.info("moved restricted page %s to %s", url, target)
+    _scrub_links(site_dir, urls)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _scrub_search_index(path: Path, site_dir: Path, urls: set[str]) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    docs = data.get("docs") if isinstance(data, dict) else None
+    if not isinstance(docs, list):
+        return
+    prefix = "/" + path.parent.parent.relative_to(site_dir).as_posix().strip(".").strip("/")
+    prefix = prefix.rstrip("/") + "/"
+    kept = [d for d in docs if (prefix + str(d.get("location", ""))).split("#")[0] not in urls]
+    if len(kept) != len(docs):
+        data["docs"] = kept
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+def _scrub_sitemap(path: Path, site_url: str, urls: set[str]) -> None:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    base = urlsplit(site_url).path if site_url else "/"
+    base = base if base.endswith("/") else base + "/"
+
+    def keep(block: re.Match) -> str:
+        loc = _LOC.search(block.group(0))
+        if loc is None:
+            return block.group(0)
+        path_part = urlsplit(loc.group(1)).path
+        rel = "/" + path_part[len(base):] if path_part.startswith(base) else path_part
+        return "" if rel in urls else block.group(0)
+
+    scrubbed = _URL_BLOCK.sub(keep, text)
+    if scrubbed != text:
+        path.write_text(scrubbed, encoding="utf-8")
+        gz = path.with_name(path.name + ".gz")
+        if gz.is_file():
+            with gzip.GzipFile(gz, "wb", mtime=0) as fh:
+                fh.write(scrubbed.encode("utf-8"))
+
+
+def _scrub_links(site_dir: Path, urls: set[str]) -> None:
+    needles = {u.rstrip("/").rsplit("/", 1)[-1].encode() for u in urls if u.strip("/")}
+    for file in sorted(site_dir.rglob("*.html")):
+        rel_parts = file.relative_to(site_dir).parts
+        if rel_parts and rel_parts[0] == SHARD_DIR:
+            continue
+        raw = file.read_bytes()
+        if not any(n in raw for n in needles):
+            continue
+        page_url = site_path_of(file, site_dir)
+        tree = LexborHTMLParser(raw.decode("utf-8", errors="replace"))
+        changed = False
+        for node in tree.css("a[href], link[href]"):
+            href = node.attributes.get("href") or ""
+            target = urlsplit(urljoin("http://x" + page_url, href)).path
+            if target not in urls:
+                continue
+            item = node.parent
+            while item is not None and item.tag not in ("li", "body"):
+                item = item.parent
+            if item is not None and item.tag == "li" and _same_text(item, node):
+                item.decompose()
+            else:
+                node.decompose()
+            changed = True
+        if changed:
+            tmp = file.with_name(file.name + ".askdocs-tmp")
+            tmp.write_text(tree.html or "", encoding="utf-8")
+            os.replace(tmp, file)
+
+
+def _same_text(item, link) -> bool:
+    return " ".join(item.text(deep=True).split()) == " ".join(link.text(deep=True).split())
