@@ -20,7 +20,7 @@ from askdocs.lexical import LexicalDoc, build_index, dumps
 from askdocs.models import DEFAULT_MODEL, ModelInfo, locate
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
-from askdocs.plugin.extract import ExtractedPage, extract
+from askdocs.plugin.extract import ExtractedPage, extract, strip_links
 from askdocs.remote import materialize
 from askdocs.shards import (
     FORMAT_NAME,
@@ -32,6 +32,7 @@ from askdocs.shards import (
     PageRecord,
     ShardWriter,
     build_time,
+    chunk_text,
     json_bytes,
     load_shards,
     read_manifest,
@@ -248,7 +249,7 @@ class IndexBuilder:
             spans = chunk_page(page.blocks, page.content, self.embedder.count_tokens,
                                self.options.chunks, limit)
             for span in spans:
-                text = page.content[span.start : span.end]
+                text = strip_links(page.content[span.start : span.end])
                 embed_text = _embed_text(page.title, span.headings, text)
                 data.chunks.append(ChunkRecord(
                     page=page_index, start=span.start, end=span.end, anchor=span.anchor,
@@ -328,7 +329,7 @@ class IndexBuilder:
         for locale in locales:
             docs = [
                 LexicalDoc(str(i), data.pages[c.page].title, " ".join(c.headings),
-                           c.text if c.text is not None else data.pages[c.page].content[c.start:c.end])
+                           strip_links(chunk_text(data.pages[c.page], c)))
                 for i, c in enumerate(data.chunks) if data.pages[c.page].locale == locale
             ]
             writer.add("lunr", dumps(build_index(locale, docs)), "json", locale=locale)

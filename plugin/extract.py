@@ -127,8 +127,9 @@ def _norm_inline(text: str) -> str:
 class _Walker:
     """Turns a DOM subtree into blocks (one pass, no recursion limits hit)."""
 
-    def __init__(self, page_url: str) -> None:
+    def __init__(self, page_url: str, site_url: str = "") -> None:
         self.page_url = page_url
+        self.site_url = site_url
         self.blocks: list[Block] = []
         self.links: list[str] = []
         self._inline: list[str] = []
@@ -174,8 +175,7 @@ class _Walker:
                 if code:
                     self._inline.append(f"`{code}`")
             elif tag == "a":
-                self._link(child)
-                self.walk(child, depth + 1)
+                self._anchor(child, depth)
             elif tag == "img":
                 alt = (child.attributes.get("alt") or "").strip()
                 if alt:
@@ -247,7 +247,7 @@ class _Walker:
             if item.tag != "li":
                 continue
             number += 1
-            sub = _Walker(self.page_url)
+            sub = _Walker(self.page_url, self.site_url)
             nested: list[tuple[LexborNode, bool]] = []
             for child in item.iter(include_text=True):
                 if child.tag in ("ul", "ol"):
@@ -302,7 +302,7 @@ class _Walker:
             classes = (node.attributes.get("class") or "").split()
             kinds = [c for c in classes if c not in ("admonition", "details")]
             title = kinds[0].capitalize() if kinds else "Note"
-        sub = _Walker(self.page_url)
+        sub = _Walker(self.page_url, self.site_url)
         sub.walk(node, depth + 1)
         sub.flush()
         self.links.extend(sub.links)
@@ -312,6 +312,18 @@ class _Walker:
         else:
             self.blocks.append(Block("note", f"**{title}:**"))
         self.blocks.extend(sub.blocks)
+
+    def _anchor(self, node: LexborNode, depth: int) -> None:
+        """Internal links stay in the text as Markdown links (`cat` readers follow them)."""
+        self._link(node)
+        before = len(self._inline)
+        self.walk(node, depth + 1)
+        inner = _clean("".join(self._inline[before:]).replace("\n", " "))
+        href = node.attributes.get("href") or ""
+        target = to_site_path(href, self.page_url, self.site_url) if href else None
+        if target and inner and "[" not in inner and "]" not in inner:
+            del self._inline[before:]
+            self._inline.append(f"[{inner}]({target})")
 
     def _link(self, node: LexborNode) -> None:
         href = node.attributes.get("href")
@@ -326,6 +338,14 @@ def _ancestors(node: LexborNode, count: int) -> list[LexborNode]:
         out.append(current)
         current = current.parent
     return out
+
+
+_MD_LINK = re.compile(r"\[([^\[\]]*)\]\((/[^()\s]*)\)")
+
+
+def strip_links(text: str) -> str:
+    """Page text without Markdown link targets, as indexed and embedded."""
+    return _MD_LINK.sub(r"\1", text)
 
 
 def render_blocks(blocks: list[Block]) -> str:
@@ -516,7 +536,7 @@ def extract(
     if main is not None:
         for junk in main.css(BOILERPLATE):
             junk.decompose()
-        walker = _Walker(url)
+        walker = _Walker(url, site_url)
         walker.walk(main)
         walker.flush()
         blocks, links = walker.blocks, walker.links

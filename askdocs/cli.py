@@ -1,0 +1,156 @@
+"""The `askdocs` command: model, build, serve, eval, report."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from askdocs import __version__
+from askdocs.errors import AskdocsError
+
+
+def _model(args: argparse.Namespace) -> int:
+    from askdocs import models
+
+    if args.action == "prepare":
+        info = models.prepare(args.name, model_id=args.id, query_prefix=args.query_prefix,
+                              passage_prefix=args.passage_prefix, force=args.force,
+                              log=lambda m: print(m, file=sys.stderr))
+        print(info.path)
+    else:
+        info = models.locate(args.name)
+        models.verify(info)
+        for key, value in sorted(info.to_json().items()):
+            print(f"{key}: {value}")
+        print(f"path: {info.path}")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.chunking import ChunkSettings
+    from askdocs.plugin.sitedir import build_site, default_locale
+
+    site_dir = Path(args.site_dir)
+    options = BuildOptions(
+        site_dir=site_dir,
+        site_url=args.site_url or "",
+        default_locale=args.default_locale or (default_locale(site_dir) if site_dir.is_dir() else "en"),
+        model=args.model,
+        private_dir=Path(args.private_dir) if args.private_dir else None,
+        keep_restricted_html=args.keep_restricted_html,
+        bundle_model=args.bundle_model,
+        previous=args.previous,
+        chunks=ChunkSettings(args.chunk_tokens, args.chunk_overlap, args.chunk_min_tokens),
+        threads=args.threads,
+        progress=not args.quiet,
+    )
+    report = build_site(options)
+    print(report.summary())
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from askdocs.edge_runtime.server import serve, settings_for
+
+    overrides = {"support_url": args.support_url}
+    if args.reload_interval is not None:
+        overrides["reload_interval"] = args.reload_interval
+    settings = settings_for(args.site_dir, args.index, args.private, **overrides)
+    serve(settings, args.host, args.port)
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from askdocs.evaluation import run_eval
+
+    return run_eval(args)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from askdocs.report import print_report
+
+    print_report(Path(args.log), top=args.top)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    from askdocs.models import DEFAULT_MODEL
+
+    root = argparse.ArgumentParser(prog="askdocs", description=__doc__)
+    root.add_argument("--version", action="version", version=f"askdocs {__version__}")
+    root.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = root.add_subparsers(dest="command", required=True)
+
+    model = sub.add_parser("model", help="prepare or inspect the embedding model")
+    model_sub = model.add_subparsers(dest="action", required=True)
+    prepare = model_sub.add_parser("prepare", help="export + int8-quantise a model (offline for the default)")
+    prepare.add_argument("name", nargs="?", default=None, help=f"hub id or local folder (default {DEFAULT_MODEL})")
+    prepare.add_argument("--id", help="id to record for a local folder")
+    prepare.add_argument("--query-prefix")
+    prepare.add_argument("--passage-prefix")
+    prepare.add_argument("--force", action="store_true", help="export again even if prepared")
+    info = model_sub.add_parser("info", help="show a prepared model and verify its sha256")
+    info.add_argument("name", nargs="?", default=None)
+    model.set_defaults(func=_model)
+
+    build = sub.add_parser("build", help="index an already-built HTML site into SITE_DIR/_askdocs")
+    build.add_argument("site_dir")
+    build.add_argument("--site-url", help="public base URL (default: from sitemap.xml)")
+    build.add_argument("--default-locale", help="default: <html lang> of SITE_DIR/index.html")
+    build.add_argument("--model", default=DEFAULT_MODEL)
+    build.add_argument("--private-dir", help="where restricted pages go (default SITE_DIR/../askdocs-private)")
+    build.add_argument("--keep-restricted-html", action="store_true",
+                       help="leave restricted pages' HTML in place (sites behind their own auth)")
+    build.add_argument("--bundle-model", action="store_true", help="ship the model beside the shards")
+    build.add_argument("--previous", help="earlier shards (folder or URL) whose vectors to reuse")
+    build.add_argument("--chunk-tokens", type=int, default=400)
+    build.add_argument("--chunk-overlap", type=int, default=50)
+    build.add_argument("--chunk-min-tokens", type=int, default=100)
+    build.add_argument("--threads", type=int, default=0, help="embedding threads (default: all cores)")
+    build.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    build.set_defaults(func=_build)
+
+    serve = sub.add_parser("serve", help="serve the site, the widget and the API")
+    serve.add_argument("site_dir", nargs="?", help="a built site (with _askdocs/)")
+    serve.add_argument("--index", help="shard folder or HTTPS base URL (API only)")
+    serve.add_argument("--private", help="private shard folder or URL")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--support-url", help="where escalations point (or ASKDOCS_SUPPORT_URL)")
+    serve.add_argument("--reload-interval", type=float, help="seconds between index checks")
+    serve.set_defaults(func=_serve)
+
+    evaluate = sub.add_parser("eval", help="retrieval (and --chat answer) quality on a question set")
+    evaluate.add_argument("questions")
+    evaluate.add_argument("--site", required=True, help="built site dir (with _askdocs/)")
+    evaluate.add_argument("--private", help="private shard folder")
+    evaluate.add_argument("--chat", action="store_true", help="also evaluate answers")
+    evaluate.add_argument("--baseline", action="store_true",
+                          help="also score plain lunr.py over MkDocs' search_index.json")
+    evaluate.add_argument("--json", help="write per-question results here")
+    evaluate.add_argument("--k", type=int, default=10)
+    evaluate.set_defaults(func=_eval)
+
+    report = sub.add_parser("report", help="docs gaps from the answer log")
+    report.add_argument("log")
+    report.add_argument("--top", type=int, default=10)
+    report.set_defaults(func=_report)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except AskdocsError as exc:
+        print(f"askdocs: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

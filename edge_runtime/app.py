@@ -1,0 +1,359 @@
+"""The Starlette app, built by `create_app` from explicit parts (no module-level state)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from askdocs import __version__
+from askdocs.edge_runtime.access import reader_from_header
+from askdocs.edge_runtime.chat import ChatRequest, ChatService
+from askdocs.edge_runtime.errors import ApiError, api_error_handler, error_response
+from askdocs.edge_runtime.eventlog import EventLog
+from askdocs.edge_runtime.fs import DocsFS, FsCaches
+from askdocs.edge_runtime.holder import IndexHolder
+from askdocs.edge_runtime.metrics import Metrics
+from askdocs.edge_runtime.ratelimit import RateLimiter
+from askdocs.edge_runtime.results import result_json
+from askdocs.edge_runtime.scope import ScopeCache
+from askdocs.edge_runtime.search import SearchOutcome, hybrid_search
+from askdocs.edge_runtime.settings import Settings
+from askdocs.shards import SHARD_DIR
+
+log = logging.getLogger("askdocs.runtime")
+
+
+@dataclass
+class RetrieverHealth:
+    runs: dict[str, int] = field(default_factory=lambda: {"lexical": 0, "dense": 0})
+    failures: dict[str, int] = field(default_factory=lambda: {"lexical": 0, "dense": 0})
+    last_error: dict[str, str | None] = field(default_factory=lambda: {"lexical": None, "dense": None})
+    ok: dict[str, bool] = field(default_factory=lambda: {"lexical": True, "dense": True})
+
+
+class Runtime:
+    """Everything a request needs, passed around explicitly (app.state.runtime)."""
+
+    def __init__(self, settings: Settings, holder: IndexHolder) -> None:
+        self.settings = settings
+        self.holder = holder
+        self.scopes = ScopeCache()
+        self.fs_caches = FsCaches()
+        self.retrievers = RetrieverHealth()
+        self.metrics = Metrics(self._caches)
+        self.limiter = (RateLimiter(settings.rate_limit, settings.client_ip_header)
+                        if settings.rate_limit else None)
+        self.events = EventLog(settings.event_log, settings.log_questions)
+        self.chat = ChatService(self)
+        self.started = time.time()
+
+    def _caches(self):
+        return [self.holder.state.embedder.cache, *self.fs_caches.all(), self.scopes._lru,
+                self.chat.answer_cache]
+
+    def scope_for(self, request: Request, corpus):
+        reader = reader_from_header(request.headers.get("authorization"), self.settings.jwt_secret)
+        return reader, self.scopes.get(corpus, reader)
+
+    def record_search(self, outcome: SearchOutcome) -> None:
+        for name in ("lexical", "dense"):
+            if name in outcome.retrievers:
+                self.retrievers.runs[name] += 1
+                self.retrievers.ok[name] = True
+                self.metrics.retrievers.labels(name, "ok").inc()
+            elif name in outcome.errors:
+                self.retrievers.failures[name] += 1
+                self.retrievers.ok[name] = False
+                self.retrievers.last_error[name] = outcome.errors[name]
+                self.metrics.retrievers.labels(name, "failed").inc()
+
+
+def _runtime(request: Request) -> Runtime:
+    return request.app.state.runtime
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ApiError(400, f"bad_{name}", f"`{name}` must be an integer") from exc
+    if not low <= value <= high:
+        raise ApiError(400, f"bad_{name}", f"`{name}` must be between {low} and {high}")
+    return value
+
+
+def _text_param(request: Request, name: str, limit: int, required: bool = True) -> str | None:
+    value = request.query_params.get(name)
+    if value is None or not value.strip():
+        if required:
+            raise ApiError(400, "missing_field", f"`{name}` is required")
+        return None
+    if len(value) > limit:
+        raise ApiError(413, "too_large", f"`{name}` is over {limit:,} characters")
+    return value
+
+
+async def search_endpoint(request: Request) -> Response:
+    rt = _runtime(request)
+    live = rt.holder.state
+    _, scope = rt.scope_for(request, live.corpus)
+    q = _text_param(request, "q", rt.settings.max_query_chars)
+    k = _int_param(request, "k", 10, 1, 50)
+    locale = _text_param(request, "locale", 32, required=False)
+    outcome = await run_in_threadpool(hybrid_search, scope, live.embedder, q, locale, k)
+    rt.record_search(outcome)
+    results = [result_json(live.corpus, outcome, hit) for hit in outcome.hits]
+    return JSONResponse({
+        "query": q,
+        "locale": outcome.locale,
+        "requested_locale": outcome.requested_locale,
+        "locale_fallback": outcome.locale_fallback,
+        "took_ms": round(outcome.took_ms, 2),
+        "retrievers": outcome.retrievers,
+        "retriever_errors": outcome.errors,
+        "index_version": live.corpus.version,
+        "results": results,
+    })
+
+
+async def chat_endpoint(request: Request) -> Response:
+    rt = _runtime(request)
+    live = rt.holder.state
+    reader, scope = rt.scope_for(request, live.corpus)
+    body = await _read_body(request, rt.settings.max_chat_bytes)
+    chat_request = ChatRequest.parse(body, rt.settings)
+    client = rt.limiter.client_key(request) if rt.limiter else (
+        request.client.host if request.client else "unknown")
+    return rt.chat.respond(chat_request, live, scope, reader, client, request)
+
+
+async def feedback_endpoint(request: Request) -> Response:
+    rt = _runtime(request)
+    body = await _read_body(request, 16 * 1024)
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_json", f"body is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid_json", "body must be a JSON object")
+    answer_id, vote, comment = data.get("answer_id"), data.get("vote"), data.get("comment")
+    if not isinstance(answer_id, str) or not answer_id or len(answer_id) > 100:
+        raise ApiError(400, "missing_field", "`answer_id` (string) is required")
+    if vote not in ("up", "down"):
+        raise ApiError(400, "bad_vote", "`vote` must be `up` or `down`")
+    if comment is not None and (not isinstance(comment, str) or len(comment) > 4000):
+        raise ApiError(400, "bad_comment", "`comment` must be a string of at most 4,000 characters")
+    rt.events.feedback(answer_id, vote, comment, known=rt.chat.knows(answer_id))
+    return Response(status_code=204)
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, "too_large", f"request body over {limit:,} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, "too_large", f"request body over {limit:,} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _fs(request: Request) -> DocsFS:
+    rt = _runtime(request)
+    _, scope = rt.scope_for(request, rt.holder.state.corpus)
+    return DocsFS(scope, rt.fs_caches)
+
+
+async def fs_ls(request: Request) -> Response:
+    return JSONResponse(_fs(request).ls(request.query_params.get("path")))
+
+
+async def fs_find(request: Request) -> Response:
+    fs = _fs(request)
+    return JSONResponse(fs.find(request.query_params.get("name", ""),
+                                request.query_params.get("path")))
+
+
+async def fs_cat(request: Request) -> Response:
+    path = _text_param(request, "path", 1000)
+    return JSONResponse(_fs(request).cat(path))
+
+
+async def fs_grep(request: Request) -> Response:
+    rt = _runtime(request)
+    pattern = _text_param(request, "pattern", rt.settings.max_pattern_chars)
+    ignore_case = request.query_params.get("ignore_case", "").lower() in ("1", "true", "yes")
+    fs = _fs(request)
+    result = await run_in_threadpool(fs.grep, pattern, request.query_params.get("path"),
+                                     ignore_case=ignore_case, budget=rt.settings.grep_budget_seconds)
+    return JSONResponse(result)
+
+
+async def healthz(request: Request) -> Response:
+    rt = _runtime(request)
+    live = rt.holder.state
+    health = rt.retrievers
+    dense_live = health.ok["dense"]
+    llm = rt.chat.llm_health()
+    return JSONResponse({
+        "status": "ok",
+        "version": __version__,
+        "index": live.corpus.summary(),
+        "model": {"id": live.corpus.model.id, "sha256": live.corpus.model.sha256,
+                  "source": "bundled" if live.corpus.manifest.model.get("bundled") else "cache"},
+        "retrievers": {
+            "lexical": {"live": True, "runs": health.runs["lexical"],
+                        "failures": health.failures["lexical"]},
+            "dense": {"live": dense_live, "runs": health.runs["dense"],
+                      "failures": health.failures["dense"], "last_error": health.last_error["dense"]},
+        },
+        "synthesizer": llm,
+        "reload": {"loaded_at": live.loaded_at, "reloads": rt.holder.reloads,
+                   "last_check": rt.holder.last_check, "last_error": rt.holder.last_error},
+        "uptime_s": round(time.time() - rt.started, 1),
+    })
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    rt = _runtime(request)
+    rt.metrics.index_chunks.set(sum(len(s.chunks) for s in rt.holder.state.corpus.sets))
+    return Response(rt.metrics.render(), media_type="text/plain; version=0.0.4")
+
+
+async def widget_js(request: Request) -> Response:
+    from askdocs.widget import widget_js as load
+
+    return Response(load(), media_type="text/javascript",
+                    headers={"Cache-Control": "public, max-age=300"})
+
+
+class Guard:
+    """Pure-ASGI middleware (streams pass through untouched): rate limits, metrics, errors."""
+
+    ENDPOINTS = ("/api/search", "/api/chat", "/api/feedback", "/api/fs/ls", "/api/fs/find",
+                 "/api/fs/cat", "/api/fs/grep", "/healthz", "/metrics")
+
+    def __init__(self, app: ASGIApp, runtime: Runtime) -> None:
+        self.app = app
+        self.runtime = runtime
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        endpoint = path if path in self.ENDPOINTS else ("/api/other" if path.startswith("/api/")
+                                                        else "static")
+        rt = self.runtime
+        if rt.limiter is not None and path.startswith("/api/") and scope["method"] != "OPTIONS":
+            allowed, retry = rt.limiter.hit(Request(scope))
+            if not allowed:
+                rt.metrics.requests.labels(endpoint, "429").inc()
+                response = error_response(429, "rate_limited",
+                                          f"too many requests; retry in {retry}s",
+                                          {"Retry-After": str(retry)})
+                await response(scope, receive, send)
+                return
+        status = {"code": 500}
+        started = time.perf_counter()
+
+        async def send_wrapper(message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            rt.metrics.requests.labels(endpoint, str(status["code"])).inc()
+            rt.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s", request.url.path, exc_info=exc)
+    return error_response(500, "internal", f"internal error: {type(exc).__name__}")
+
+
+def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlette:
+    holder = holder or IndexHolder(settings.index, settings.private)
+    # Fail at start-up, not on the first reader's question, if the model cannot embed.
+    holder.state.embedder.vector("askdocs start-up check")
+    runtime = Runtime(settings, holder)
+    routes = [
+        Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint),
+        Route("/api/search", search_endpoint),
+        Route("/api/chat", chat_endpoint, methods=["POST"]),
+        Route("/api/feedback", feedback_endpoint, methods=["POST"]),
+        Route("/api/fs/ls", fs_ls),
+        Route("/api/fs/find", fs_find),
+        Route("/api/fs/cat", fs_cat),
+        Route("/api/fs/grep", fs_grep),
+    ]
+    site_dir = settings.site_dir
+    if site_dir is None or not (Path(site_dir) / SHARD_DIR / "widget.js").is_file():
+        routes.append(Route(f"/{SHARD_DIR}/widget.js", widget_js))
+    if site_dir is not None:
+        routes.append(Mount("/", StaticFiles(directory=str(site_dir), html=True)))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        tasks = []
+        if settings.reload_interval > 0:
+            tasks.append(asyncio.create_task(_poll(runtime, settings.reload_interval)))
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
+            loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(_reload(runtime)))
+        yield
+        for task in tasks:
+            task.cancel()
+        await runtime.chat.aclose()
+
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
+                       allow_methods=["GET", "POST", "OPTIONS"],
+                       allow_headers=["Authorization", "Content-Type"], max_age=600),
+            Middleware(Guard, runtime=runtime),
+        ],
+        exception_handlers={ApiError: api_error_handler, Exception: _internal_error},
+        lifespan=lifespan,
+    )
+    app.state.runtime = runtime
+    return app
+
+
+async def _reload(runtime: Runtime) -> None:
+    try:
+        changed = await run_in_threadpool(runtime.holder.check)
+        runtime.metrics.reloads.labels("swapped" if changed else "unchanged").inc()
+    except Exception:
+        runtime.metrics.reloads.labels("failed").inc()
+
+
+async def _poll(runtime: Runtime, interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        await _reload(runtime)

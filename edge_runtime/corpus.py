@@ -1,0 +1,205 @@
+"""A loaded index: the public and private shard sets, their Lunr indexes and dense matrices.
+
+A `Corpus` is immutable once built; reloads build a new one and swap the
+reference (see `holder.py`), so a request that took a corpus sees one index
+version from start to end.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from lunr.index import Index
+
+from askdocs.embedder import Embedder
+from askdocs.errors import ModelMismatch, ShardError
+from askdocs.lexical import load_index, stem_terms
+from askdocs.models import ModelInfo, locate, verify
+from askdocs.remote import materialize
+from askdocs.shards import ChunkRecord, Manifest, PageRecord, ShardSet, chunk_text, load_shards
+from askdocs.edge_runtime.dense import DenseMatrix
+
+log = logging.getLogger("askdocs.runtime")
+
+
+@dataclass(frozen=True)
+class ChunkRef:
+    """A chunk, addressed by shard set and position."""
+
+    set: int
+    index: int
+
+
+@dataclass
+class LoadedSet:
+    shards: ShardSet
+    lunr: dict[str, Index]
+    dense: DenseMatrix
+    titles: DenseMatrix
+    chunk_locale: np.ndarray  # per chunk, index into corpus.locales
+    chunk_page: np.ndarray
+    _heading_terms: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
+    _sections: dict[int, list] = field(default_factory=dict, repr=False)
+
+    def sections(self, page_index: int) -> list[tuple[int, str, str]]:
+        """(offset in the page text, anchor, heading) of each heading line, cached."""
+        found = self._sections.get(page_index)
+        if found is None:
+            page = self.pages[page_index]
+            found, cursor = [], 0
+            for heading in page.headings:
+                line = "#" * heading.level + " " + heading.text
+                at = page.content.find(line, cursor)
+                if at >= 0:
+                    found.append((at, heading.anchor, heading.text))
+                    cursor = at + len(line)
+            self._sections[page_index] = found
+        return found
+
+    def heading_terms(self, index: int, locale: str) -> frozenset[str]:
+        """Stemmed terms of a chunk's page title and heading path (cached)."""
+        terms = self._heading_terms.get(index)
+        if terms is None:
+            chunk = self.chunks[index]
+            text = " ".join([self.pages[chunk.page].title, *chunk.headings])
+            terms = frozenset(stem_terms(locale, text))
+            self._heading_terms[index] = terms
+        return terms
+
+    @property
+    def pages(self) -> list[PageRecord]:
+        return self.shards.pages
+
+    @property
+    def chunks(self) -> list[ChunkRecord]:
+        return self.shards.chunks
+
+
+@dataclass
+class Corpus:
+    sets: list[LoadedSet]
+    manifest: Manifest  # the public one: site-wide facts
+    model: ModelInfo
+    version: str
+    locales: list[str]
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def default_locale(self) -> str:
+        return self.manifest.default_locale
+
+    @cached_property
+    def pages_by_url(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for set_index, loaded in enumerate(self.sets):
+            for page_index, page in enumerate(loaded.pages):
+                out[page.url] = (set_index, page_index)
+        return out
+
+    def pages_in_locale(self, locale: str) -> int:
+        return sum(1 for s in self.sets for p in s.pages if p.locale == locale)
+
+    def page(self, set_index: int, page_index: int) -> PageRecord:
+        return self.sets[set_index].pages[page_index]
+
+    def chunk(self, ref: ChunkRef) -> ChunkRecord:
+        return self.sets[ref.set].chunks[ref.index]
+
+    def chunk_page(self, ref: ChunkRef) -> PageRecord:
+        loaded = self.sets[ref.set]
+        return loaded.pages[loaded.chunks[ref.index].page]
+
+    def text(self, ref: ChunkRef) -> str:
+        loaded = self.sets[ref.set]
+        chunk = loaded.chunks[ref.index]
+        return chunk_text(loaded.pages[chunk.page], chunk)
+
+    def summary(self) -> dict:
+        m = self.manifest
+        return {
+            "format_version": m.format_version,
+            "version": self.version,
+            "built_at": m.built_at,
+            "site_url": m.site_url,
+            "default_locale": m.default_locale,
+            "locales": self.locales,
+            "counts": {
+                "pages": sum(len(s.pages) for s in self.sets),
+                "chunks": sum(len(s.chunks) for s in self.sets),
+                "faq": sum(len(s.shards.faqs) for s in self.sets),
+                "locales": {loc: self.pages_in_locale(loc) for loc in self.locales},
+                "public_pages": len(self.sets[0].pages),
+                "restricted_pages": sum(len(s.pages) for s in self.sets[1:]),
+            },
+            "model": {"id": self.model.id, "sha256": self.model.sha256, "dim": self.model.dim,
+                      "quantization": m.model.get("quantization")},
+            "embeddings": m.embeddings,
+        }
+
+
+def _loaded(shards: ShardSet, locales: list[str]) -> LoadedSet:
+    position = {loc: i for i, loc in enumerate(locales)}
+    page_locale = np.array([position[p.locale] for p in shards.pages], dtype=np.int16)
+    chunk_page = np.array([c.page for c in shards.chunks], dtype=np.int32)
+    chunk_locale = page_locale[chunk_page] if len(chunk_page) else np.zeros(0, np.int16)
+    return LoadedSet(
+        shards=shards,
+        lunr={loc: load_index(data) for loc, data in shards.lunr.items()},
+        dense=DenseMatrix(shards.vectors),
+        titles=DenseMatrix(shards.title_vectors),
+        chunk_locale=chunk_locale,
+        chunk_page=chunk_page,
+    )
+
+
+def resolve_model(manifest: Manifest, root: Path) -> ModelInfo:
+    """The model the vectors came from: bundled beside the shards, else the local cache."""
+    wanted = manifest.model
+    bundled = manifest.model.get("bundled")
+    if bundled:
+        info = ModelInfo.load(root / bundled)
+    else:
+        info = locate(wanted["id"])
+    verify(info)
+    if info.sha256 != wanted.get("sha256"):
+        raise ModelMismatch(
+            f"the index was built with {wanted['id']} sha256 {wanted.get('sha256')}, but the "
+            f"model found at {info.path} has sha256 {info.sha256}: its vectors would be "
+            "meaningless. Prepare the same model (`askdocs model prepare`) or rebuild the index."
+        )
+    return info
+
+
+def load_corpus(index: str, private: str | None, embedder: Embedder | None = None) -> tuple[Corpus, Embedder]:
+    """Load and verify shard sets; refuse unknown formats, bad hashes and other models."""
+    public_root = materialize(index)
+    public = load_shards(public_root)
+    if public.manifest.visibility != "public":
+        raise ShardError(f"{index} holds a {public.manifest.visibility} shard set; "
+                         "pass it with --private")
+    shard_sets = [public]
+    sources = [index]
+    if private:
+        private_root = materialize(private)
+        private_set = load_shards(private_root)
+        if private_set.manifest.visibility != "private":
+            raise ShardError(f"--private {private} is not a private shard set")
+        if private_set.manifest.model.get("sha256") != public.manifest.model.get("sha256"):
+            raise ModelMismatch("the public and private shard sets were built with different "
+                                "models; rebuild both together")
+        shard_sets.append(private_set)
+        sources.append(private)
+    model = resolve_model(public.manifest, public_root)
+    if embedder is None or embedder.info.sha256 != model.sha256:
+        embedder = Embedder(model, threads=1, check_sha=False)
+    locales = sorted({loc for s in shard_sets for loc in s.manifest.locales} |
+                     {public.manifest.default_locale})
+    loaded = [_loaded(s, locales) for s in shard_sets]
+    version = "+".join(s.manifest.version_key for s in shard_sets)
+    corpus = Corpus(loaded, public.manifest, model, version, locales, sources)
+    log.info("loaded index %s: %s", version, corpus.summary()["counts"])
+    return corpus, embedder

@@ -1,0 +1,254 @@
+"""Navigate like a careful engineer: open the best pages, grep exact tokens, follow links.
+
+`investigate` turns a search outcome into evidence passages (sections with
+their anchors), the tool calls it made (replayed to the reader as `status`
+and `tool` events) and a calibrated confidence that decides whether the
+docs hold an answer at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import regex
+
+from askdocs import lexical
+from askdocs.edge_runtime import events
+from askdocs.edge_runtime.corpus import ChunkRef, Corpus
+from askdocs.edge_runtime.events import StreamEvent
+from askdocs.edge_runtime.fs import DocsFS
+from askdocs.edge_runtime.results import locate_in_chunk
+from askdocs.edge_runtime.search import SearchOutcome, identifier_tokens
+
+MAX_SECTION_CHARS = 2400
+_LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
+
+# Words that say what kind of question it is, not what it is about.
+GENERIC = {
+    "en": {"how", "what", "which", "where", "when", "why", "who", "whom", "whose", "do", "doe",
+           "can", "could", "should", "would", "use", "us", "get", "set", "make", "need", "want",
+           "way", "work", "there", "tell", "explain", "mean", "happen", "someth", "anyth", "thing",
+           "possibl", "best", "document", "doc", "page"},
+    "es": {"com", "cóm", "qué", "cuál", "cual", "dónd", "dond", "cuánd", "cuand", "quién",
+           "pued", "deb", "hac", "usar", "us", "necesit", "quier", "form", "maner", "hay",
+           "algo", "cos", "posibl", "mejor", "document", "pagin", "funcion", "sirv"},
+}
+
+
+@dataclass
+class Evidence:
+    ref: ChunkRef | None
+    set: int
+    page: int
+    url: str
+    page_url: str
+    title: str
+    heading: str
+    text: str
+    lastmod: str | None
+    kind: str  # section | faq | grep | link
+    score: float
+    locale: str
+
+    @property
+    def label(self) -> str:
+        return self.title if self.heading in ("", self.title) else f"{self.title} › {self.heading}"
+
+
+@dataclass
+class Investigation:
+    evidence: list[Evidence]
+    steps: list[StreamEvent]
+    checked: list[str]
+    confidence: float
+    signals: dict = field(default_factory=dict)
+    key_terms: set[str] = field(default_factory=set)
+    identifiers: list[str] = field(default_factory=list)
+
+
+def key_terms(locale: str, text: str) -> set[str]:
+    terms = lexical.stem_terms(locale, text)
+    generic = GENERIC.get(locale, set()) | GENERIC["en"]
+    return {t for t in terms if t not in generic and len(t) > 1}
+
+
+def section_at(corpus: Corpus, set_index: int, page_index: int, offset: int) -> tuple[int, int, str, str]:
+    """(start, end, anchor, heading) of the section holding `offset` in a page's text."""
+    loaded = corpus.sets[set_index]
+    page = loaded.pages[page_index]
+    sections = loaded.sections(page_index)
+    start, anchor, heading = 0, "", page.title
+    end = len(page.content)
+    for i, (at, sec_anchor, sec_heading) in enumerate(sections):
+        if at <= offset:
+            start, anchor, heading = at, sec_anchor, sec_heading
+            end = sections[i + 1][0] if i + 1 < len(sections) else len(page.content)
+        else:
+            break
+    return start, end, anchor, heading
+
+
+def _section_text(content: str, start: int, end: int, focus: int | None = None) -> str:
+    text = content[start:end].strip()
+    if len(text) <= MAX_SECTION_CHARS:
+        return text
+    focus = (focus - start) if focus is not None else 0
+    begin = max(0, min(focus - MAX_SECTION_CHARS // 3, len(text) - MAX_SECTION_CHARS))
+    piece = text[begin : begin + MAX_SECTION_CHARS]
+    if begin > 0:
+        piece = piece[piece.find("\n") + 1 :] if "\n" in piece[:300] else piece
+    return piece
+
+
+class _Collector:
+    def __init__(self, corpus: Corpus, locale: str) -> None:
+        self.corpus = corpus
+        self.locale = locale
+        self.items: list[Evidence] = []
+        self._seen: set[tuple[int, int, str]] = set()
+
+    def add(self, set_index: int, page_index: int, offset: int, kind: str, score: float,
+            ref: ChunkRef | None = None, text: str | None = None, anchor: str | None = None,
+            heading: str | None = None, lastmod: str | None = None) -> Evidence | None:
+        page = self.corpus.page(set_index, page_index)
+        if text is None:
+            start, end, sec_anchor, sec_heading = section_at(self.corpus, set_index, page_index, offset)
+            text = _section_text(page.content, start, end, offset)
+            anchor = sec_anchor if anchor is None else anchor
+            heading = sec_heading if heading is None else heading
+            if lastmod is None and ref is not None:
+                lastmod = self.corpus.chunk(ref).lastmod
+        key = (set_index, page_index, anchor or (text[:40] if kind == "faq" else ""))
+        if key in self._seen:
+            return None
+        self._seen.add(key)
+        evidence = Evidence(
+            ref=ref, set=set_index, page=page_index,
+            url=page.url + (f"#{anchor}" if anchor else ""), page_url=page.url, title=page.title,
+            heading=heading or page.title, text=text, lastmod=lastmod or page.lastmod, kind=kind,
+            score=score, locale=page.locale,
+        )
+        self.items.append(evidence)
+        return evidence
+
+
+def investigate(fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages: int = 3,
+                max_links: int = 2) -> Investigation:
+    corpus = fs.corpus
+    locale = outcome.locale
+    steps: list[StreamEvent] = []
+    collector = _Collector(corpus, locale)
+    terms = key_terms(locale, question)
+    identifiers = identifier_tokens(question)
+    hits = outcome.hits[:8]
+    top = hits[0].score if hits else 0.0
+
+    opened: list[str] = []
+    for rank, hit in enumerate(hits):
+        page = corpus.chunk_page(hit.ref)
+        chunk = corpus.chunk(hit.ref)
+        if page.url not in opened:
+            if len(opened) >= max_pages:
+                continue
+            opened.append(page.url)
+            steps.append(events.status("reading", page.url))
+            steps.append(events.tool("cat", {"path": page.url}))
+        weight = hit.score / top if top else 0.0
+        if chunk.kind == "faq":
+            question_text, _, answer = corpus.text(hit.ref).partition("\n\n")
+            collector.add(hit.ref.set, chunk.page, 0, "faq", weight, hit.ref,
+                          text=f"{question_text}\n\n{answer}", anchor=chunk.anchor,
+                          heading=question_text, lastmod=chunk.lastmod)
+            continue
+        anchor, _ = locate_in_chunk(corpus, hit.ref, outcome.query, locale, outcome.terms)
+        offset = chunk.start
+        for at, sec_anchor, _ in corpus.sets[hit.ref.set].sections(chunk.page):
+            if sec_anchor == anchor and chunk.start <= at < chunk.end:
+                offset = at
+                break
+        collector.add(hit.ref.set, chunk.page, offset, "section", weight * (0.97 ** rank), hit.ref)
+
+    for token in identifiers[:3]:
+        pattern = regex.escape(token)
+        steps.append(events.tool("grep", {"pattern": pattern, "path": "/", "ignore_case": True}))
+        result = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)
+        matches = result["matches"]
+        local = [m for m in matches if corpus.page(*fs.tree.pages[m["path"]]).locale == locale]
+        for match in (local or matches)[:4]:
+            set_index, page_index = fs.tree.pages[match["path"]]
+            content = corpus.page(set_index, page_index).content
+            offset = _line_offset(content, match["line"])
+            collector.add(set_index, page_index, offset, "grep", 1.0)
+
+    followed = 0
+    for item in list(collector.items[:3]):
+        if followed >= max_links:
+            break
+        if terms and terms <= _stems(locale, " ".join(e.text for e in collector.items[:3])):
+            break
+        for _, target in _LINK.findall(item.text):
+            path, _, anchor = target.partition("#")
+            where = fs.tree.pages.get(path)
+            if where is None or path == item.page_url:
+                continue
+            steps.append(events.status("reading", path))
+            steps.append(events.tool("cat", {"path": path}))
+            offset = 0
+            for at, sec_anchor, _ in corpus.sets[where[0]].sections(where[1]):
+                if anchor and sec_anchor == anchor:
+                    offset = at
+                    break
+            if collector.add(where[0], where[1], offset, "link", item.score * 0.9):
+                followed += 1
+            break
+
+    ordered = sorted(collector.items, key=lambda e: -e.score)
+    confidence, signals = assess(outcome, ordered, terms, identifiers, locale)
+    checked = []
+    for evidence in ordered[:4]:
+        if evidence.label not in checked:
+            checked.append(evidence.label)
+    return Investigation(ordered, steps, checked, confidence, signals, terms, identifiers)
+
+
+def _line_offset(content: str, line: int) -> int:
+    offset = 0
+    for _ in range(line - 1):
+        offset = content.find("\n", offset) + 1
+    return offset
+
+
+def _stems(locale: str, text: str) -> set[str]:
+    return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
+
+
+def assess(outcome: SearchOutcome, evidence: list[Evidence], terms: set[str],
+           identifiers: list[str], locale: str) -> tuple[float, dict]:
+    """Confidence in [0, 1] that the evidence answers the question."""
+    if not evidence or not outcome.hits:
+        return 0.0, {"reason": "no candidates"}
+    evidence_terms = _stems(locale, " ".join(e.text + " " + e.heading for e in evidence[:4]))
+    coverage = len(terms & evidence_terms) / len(terms) if terms else 0.5
+    dense_top = max((h.dense_score for h in outcome.hits[:5]), default=0.0)
+    title_top = max((h.title_score for h in outcome.hits[:5]), default=0.0)
+    lexical_pages = {h.ref for h in outcome.hits[:5] if h.lexical_rank is not None and h.lexical_rank < 3}
+    dense_pages = {h.ref for h in outcome.hits[:5] if h.dense_rank is not None and h.dense_rank < 3}
+    agreement = 1.0 if lexical_pages & dense_pages else 0.0
+    dense_norm = min(1.0, max(0.0, (dense_top - 0.25) / 0.4))
+    faq = 1.0 if evidence[0].kind == "faq" and dense_top >= 0.6 else 0.0
+    confidence = 0.5 * coverage + 0.35 * dense_norm + 0.1 * agreement + 0.05 * faq
+    found = [t for t in identifiers if any(t in e.text.lower() for e in evidence)]
+    if identifiers and not found:
+        confidence = min(confidence, 0.3)
+    elif identifiers:
+        confidence = max(confidence, 0.4 + 0.4 * len(found) / len(identifiers))
+    if "dense" not in outcome.retrievers:
+        confidence *= 0.9
+    signals = {
+        "coverage": round(coverage, 3), "dense_top": round(dense_top, 3),
+        "title_top": round(title_top, 3), "agreement": agreement, "faq": faq,
+        "identifiers": identifiers, "identifiers_found": found,
+        "missing_terms": sorted(terms - evidence_terms),
+    }
+    return round(min(1.0, confidence), 4), signals

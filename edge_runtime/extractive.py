@@ -1,0 +1,213 @@
+"""The offline synthesiser: a short answer made only of the documentation's own words.
+
+Evidence sections are cut into units (sentences, list items, table rows,
+whole code blocks); the units that carry the question's terms and exact
+identifiers are quoted verbatim, in document order, grouped by source, each
+group followed by its source ("From: Title › Section (/page/#anchor)"). Of
+two near-identical dated passages only the newest is quoted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from askdocs import lexical
+from askdocs.edge_runtime.evidence import Evidence
+from askdocs.edge_runtime.i18n import phrase
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[])")
+_FENCE = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
+_LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
+_PROCEDURAL = re.compile(
+    r"\b(how|command|install|run|start|configure|set ?up|enable|example|syntax|create|add|"
+    r"cómo|como|comando|instalar|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
+    re.I,
+)
+MAX_PROSE_WORDS = 140
+MAX_CODE_LINES = 24
+
+
+@dataclass
+class Unit:
+    evidence: int
+    order: int
+    kind: str  # prose | code | row
+    text: str
+    score: float = 0.0
+
+
+def _units(index: int, evidence: Evidence) -> list[Unit]:
+    units: list[Unit] = []
+    text = evidence.text
+    if evidence.kind == "faq":
+        _, _, answer = text.partition("\n\n")
+        text = answer or text
+    position = 0
+    table_header: str | None = None
+    for block in _blocks(text):
+        if block.startswith("```"):
+            units.append(Unit(index, position, "code", block))
+        elif block.startswith("#"):
+            table_header = None
+            continue
+        elif block.startswith("|"):
+            rows = [r for r in block.split("\n") if r.strip()]
+            table_header = rows[0] if rows else None
+            for row in rows[2:] if len(rows) > 2 and set(rows[1]) <= set("|- ") else rows[1:]:
+                units.append(Unit(index, position, "row", f"{table_header}\n{row}"))
+                position += 1
+            continue
+        elif block.lstrip().startswith(("- ", "* ")) or re.match(r"\s*\d+\.\s", block):
+            for item in block.split("\n"):
+                if item.strip():
+                    units.append(Unit(index, position, "prose", item.strip()))
+                    position += 1
+            continue
+        else:
+            for sentence in _SENTENCE.split(block):
+                if sentence.strip():
+                    units.append(Unit(index, position, "prose", sentence.strip()))
+                    position += 1
+            continue
+        position += 1
+    return units
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraph-level blocks, keeping fenced code intact."""
+    out: list[str] = []
+    cursor = 0
+    for match in _FENCE.finditer(text):
+        out.extend(p.strip() for p in text[cursor : match.start()].split("\n\n") if p.strip())
+        out.append(match.group(0).strip())
+        cursor = match.end()
+    out.extend(p.strip() for p in text[cursor:].split("\n\n") if p.strip())
+    return out
+
+
+def _terms(locale: str, text: str) -> set[str]:
+    return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
+
+
+def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set[str],
+            identifiers: list[str]) -> tuple[str, list[Evidence]]:
+    """The answer text and the evidence it quotes (its citations)."""
+    if not evidence:
+        return "", []
+    procedural = bool(_PROCEDURAL.search(question))
+    pool = evidence[:5]
+    units = [u for i, e in enumerate(pool) for u in _units(i, e)]
+    frequency: dict[str, int] = {}
+    unit_terms = []
+    for unit in units:
+        terms = _terms(locale, unit.text)
+        unit_terms.append(terms)
+        for t in terms & key_terms:
+            frequency[t] = frequency.get(t, 0) + 1
+    for unit, terms in zip(units, unit_terms, strict=True):
+        source = pool[unit.evidence]
+        matched = terms & key_terms
+        score = sum(1.0 / math.sqrt(frequency[t]) for t in matched)
+        lowered = unit.text.lower()
+        score += sum(2.5 for token in identifiers if token in lowered)
+        if unit.kind == "code":
+            score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
+        if source.kind == "faq":
+            score += 0.8
+        score *= 0.55 + 0.45 * source.score
+        score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
+        unit.score = score
+    chosen = _choose(units, unit_terms, pool)
+    if not chosen:
+        chosen = [u for u in units if u.evidence == 0][:2]
+    groups: dict[int, list[Unit]] = {}
+    for unit in sorted(chosen, key=lambda u: (u.evidence, u.order)):
+        groups.setdefault(unit.evidence, []).append(unit)
+    parts: list[str] = []
+    cited: list[Evidence] = []
+    for index in sorted(groups, key=lambda i: min(-u.score for u in groups[i])):
+        source = pool[index]
+        lines = []
+        prose: list[str] = []
+        for unit in groups[index]:
+            if unit.kind == "prose":
+                prose.append(unit.text)
+                continue
+            if prose:
+                lines.append(" ".join(prose))
+                prose = []
+            lines.append(_trim_code(unit.text) if unit.kind == "code" else unit.text)
+        if prose:
+            lines.append(" ".join(prose))
+        dated = f" — {source.lastmod}" if source.lastmod and source.kind != "faq" and _has_section_date(source) else ""
+        parts.append("\n\n".join(lines) + f"\n\n{phrase(locale, 'from')}: {source.label}{dated} ({source.url})")
+        cited.append(source)
+    return "\n\n".join(parts), cited
+
+
+def _has_section_date(evidence: Evidence) -> bool:
+    return evidence.heading != evidence.title
+
+
+def _choose(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence]) -> list[Unit]:
+    stale = _superseded(units, unit_terms, pool)
+    ranked = sorted((u for i, u in enumerate(units) if u.score > 0 and i not in stale),
+                    key=lambda u: -u.score)
+    if not ranked:
+        return []
+    best = ranked[0].score
+    chosen: list[Unit] = []
+    words = 0
+    code = 0
+    sources: set[int] = set()
+    for unit in ranked:
+        if unit.score < best * 0.35:
+            break
+        if unit.evidence not in sources and len(sources) >= 2:
+            continue
+        if unit.kind == "code":
+            if code >= 1:
+                continue
+            code += 1
+        else:
+            length = len(unit.text.split())
+            if words + length > MAX_PROSE_WORDS and chosen:
+                continue
+            words += length
+        chosen.append(unit)
+        sources.add(unit.evidence)
+    return chosen
+
+
+def _superseded(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence]) -> set[int]:
+    """Units with a near-identical passage in newer-dated evidence (only the newest is quoted)."""
+    stale: set[int] = set()
+    for i, unit in enumerate(units):
+        mine = pool[unit.evidence].lastmod
+        if not mine or len(unit_terms[i]) < 3:
+            continue
+        for j, other in enumerate(units):
+            theirs = pool[other.evidence].lastmod
+            if other.evidence == unit.evidence or not theirs or theirs <= mine:
+                continue
+            union = unit_terms[i] | unit_terms[j]
+            if len(unit_terms[i] & unit_terms[j]) / len(union) >= 0.5:
+                stale.add(i)
+                break
+    return stale
+
+
+def _trim_code(block: str) -> str:
+    lines = block.split("\n")
+    if len(lines) <= MAX_CODE_LINES + 2:
+        return block
+    return "\n".join(lines[: MAX_CODE_LINES + 1] + ["…", "```"])
+
+
+def refusal(locale: str, checked: list[str]) -> str:
+    if checked:
+        places = ", ".join(checked[:-1]) + (f" {phrase(locale, 'and')} " if len(checked) > 1 else "") + checked[-1]
+        return phrase(locale, "checked", places=places)
+    return phrase(locale, "checked_nothing")

@@ -1,0 +1,98 @@
+"""What one reader may see, decided once, before anything runs.
+
+A `Scope` is the reader's pruned path tree plus page/chunk masks per shard
+set. Every endpoint (search, chat, fs, citations) draws only from it: a page
+outside the scope does not exist for that reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from askdocs.edge_runtime.corpus import Corpus
+from askdocs.edge_runtime.lru import LRU
+
+
+@dataclass(frozen=True)
+class Reader:
+    subject: str | None
+    groups: frozenset[str]
+
+    @classmethod
+    def public(cls) -> Reader:
+        return cls(None, frozenset())
+
+
+@dataclass
+class Scope:
+    corpus: Corpus
+    groups: frozenset[str]
+    page_masks: list[np.ndarray]
+    chunk_masks: list[np.ndarray]
+
+    @cached_property
+    def paths(self) -> dict[str, tuple[int, int]]:
+        """Visible page URL → (set, page index)."""
+        out: dict[str, tuple[int, int]] = {}
+        for set_index, loaded in enumerate(self.corpus.sets):
+            mask = self.page_masks[set_index]
+            for page_index, page in enumerate(loaded.pages):
+                if mask[page_index]:
+                    out[page.url] = (set_index, page_index)
+        return dict(sorted(out.items()))
+
+    @cached_property
+    def locales(self) -> set[str]:
+        return {self.corpus.page(*where).locale for where in self.paths.values()}
+
+    def visible(self, set_index: int, page_index: int) -> bool:
+        return bool(self.page_masks[set_index][page_index])
+
+    def visible_url(self, url: str) -> bool:
+        return url.split("#")[0] in self.paths
+
+    def chunk_mask(self, set_index: int, locale: str | None) -> np.ndarray:
+        mask = self.chunk_masks[set_index]
+        if locale is None:
+            return mask
+        loaded = self.corpus.sets[set_index]
+        return mask & (loaded.chunk_locale == self.corpus.locales.index(locale))
+
+    def page_mask(self, set_index: int, locale: str | None) -> np.ndarray:
+        mask = self.page_masks[set_index]
+        if locale is None:
+            return mask
+        pages = self.corpus.sets[set_index].pages
+        return mask & np.array([p.locale == locale for p in pages], dtype=bool)
+
+
+def make_scope(corpus: Corpus, reader: Reader) -> Scope:
+    page_masks, chunk_masks = [], []
+    for loaded in corpus.sets:
+        mask = np.array(
+            [not page.groups or bool(reader.groups.intersection(page.groups))
+             for page in loaded.pages],
+            dtype=bool,
+        )
+        page_masks.append(mask)
+        chunk_masks.append(mask[loaded.chunk_page] if len(loaded.chunk_page) else
+                           np.zeros(0, dtype=bool))
+    return Scope(corpus, reader.groups, page_masks, chunk_masks)
+
+
+class ScopeCache:
+    """Scopes per (index version, group set): readers with the same groups share one."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._lru: LRU[tuple[str, frozenset[str]], Scope] = LRU(size, name="scope")
+
+    def get(self, corpus: Corpus, reader: Reader) -> Scope:
+        key = (corpus.version, reader.groups)
+        scope = self._lru.get(key)
+        if scope is None or scope.corpus is not corpus:
+            scope = make_scope(corpus, reader)
+            self._lru.put(key, scope)
+        return scope

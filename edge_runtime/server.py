@@ -1,0 +1,34 @@
+"""`askdocs serve`: one uvicorn process for the site, the widget and the API."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import uvicorn
+
+from askdocs.edge_runtime.app import create_app
+from askdocs.edge_runtime.settings import Settings
+from askdocs.shards import SHARD_DIR
+
+log = logging.getLogger("askdocs.runtime")
+
+
+def settings_for(site_dir: str | None, index: str | None, private: str | None,
+                 **overrides) -> Settings:
+    if site_dir:
+        root = Path(site_dir)
+        index = index or str(root / SHARD_DIR)
+        default_private = root.resolve().parent / "askdocs-private"
+        if private is None and (default_private / "manifest.json").is_file():
+            private = str(default_private)
+        overrides["site_dir"] = root
+    if not index:
+        raise SystemExit("askdocs serve: give a built SITE_DIR or --index DIR_OR_URL")
+    return Settings.from_env(index=index, private=private, **overrides)
+
+
+def serve(settings: Settings, host: str, port: int) -> None:
+    app = create_app(settings)
+    log.info("askdocs serving %s on http://%s:%d", settings.site_dir or settings.index, host, port)
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)

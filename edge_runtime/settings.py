@@ -1,0 +1,148 @@
+"""The runtime's one typed config, from CLI arguments and environment, validated at start-up."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from askdocs.errors import AskdocsError
+
+# Every ASKDOCS_* variable askdocs reads; anything else with that prefix is a typo.
+KNOWN_ENV = {
+    "ASKDOCS_HOME": "model cache and remote shard cache folder",
+    "ASKDOCS_SUPPORT_URL": "where escalations point",
+    "ASKDOCS_JWT_SECRET": "HS256 secret for reader tokens",
+    "ASKDOCS_RATE_LIMIT": "per-client budget, e.g. 120/minute, or off",
+    "ASKDOCS_CLIENT_IP_HEADER": "header holding the client address behind a proxy",
+    "ASKDOCS_CORS_ORIGINS": "comma-separated origins allowed to call the API",
+    "ASKDOCS_RELOAD_INTERVAL": "seconds between index checks (0 disables polling)",
+    "ASKDOCS_LLM_MODEL": "model name for the OpenAI-compatible endpoint",
+    "ASKDOCS_LLM_AGENT": "on/off: give the LLM ls/find/cat/grep tools",
+    "ASKDOCS_LLM_TIMEOUT": "seconds before an LLM call counts as failed",
+    "ASKDOCS_DAILY_TOKEN_BUDGET": "LLM tokens per day before answers fall back",
+    "ASKDOCS_EVENT_LOG": "JSON-lines log of answers and feedback",
+    "ASKDOCS_LOG_QUESTIONS": "hash (default) or plain",
+    "ASKDOCS_ANSWER_CACHE": "answers kept for repeated questions (0 disables)",
+    "ASKDOCS_MIN_CONFIDENCE": "confidence below which the answer is a refusal",
+}
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise AskdocsError(f"expected on/off, got {value!r}")
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    base_url: str
+    api_key: str | None
+    model: str
+    agent: bool = True
+    timeout: float = 60.0
+    daily_token_budget: int | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    index: str
+    private: str | None = None
+    site_dir: Path | None = None
+    support_url: str | None = None
+    jwt_secret: str | None = None
+    rate_limit: str | None = "120/minute"
+    client_ip_header: str | None = None
+    cors_origins: tuple[str, ...] = ()
+    reload_interval: float = 10.0
+    llm: LLMSettings | None = None
+    event_log: Path | None = None
+    log_questions: str = "hash"
+    answer_cache: int = 512
+    min_confidence: float | None = None
+    max_query_chars: int = 1000
+    max_chat_bytes: int = 64 * 1024
+    max_pattern_chars: int = 500
+    grep_budget_seconds: float = 0.5
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides) -> Settings:
+        env = dict(os.environ if env is None else env)
+        unknown = sorted(k for k in env if k.startswith("ASKDOCS_") and k not in KNOWN_ENV)
+        if unknown:
+            known = "\n".join(f"  {k}: {v}" for k, v in KNOWN_ENV.items())
+            raise AskdocsError(f"unknown environment variable(s) {', '.join(unknown)}; "
+                               f"askdocs reads:\n{known}")
+        values: dict = {}
+        if env.get("ASKDOCS_SUPPORT_URL"):
+            values["support_url"] = env["ASKDOCS_SUPPORT_URL"]
+        if env.get("ASKDOCS_JWT_SECRET"):
+            values["jwt_secret"] = env["ASKDOCS_JWT_SECRET"]
+        if "ASKDOCS_RATE_LIMIT" in env:
+            raw = env["ASKDOCS_RATE_LIMIT"].strip()
+            values["rate_limit"] = None if raw.lower() in ("off", "0", "none", "") else raw
+        if env.get("ASKDOCS_CLIENT_IP_HEADER"):
+            values["client_ip_header"] = env["ASKDOCS_CLIENT_IP_HEADER"]
+        if env.get("ASKDOCS_CORS_ORIGINS"):
+            values["cors_origins"] = tuple(
+                o.strip() for o in env["ASKDOCS_CORS_ORIGINS"].split(",") if o.strip())
+        if env.get("ASKDOCS_RELOAD_INTERVAL"):
+            values["reload_interval"] = _number(env, "ASKDOCS_RELOAD_INTERVAL")
+        if env.get("ASKDOCS_EVENT_LOG"):
+            values["event_log"] = Path(env["ASKDOCS_EVENT_LOG"])
+        if env.get("ASKDOCS_LOG_QUESTIONS"):
+            mode = env["ASKDOCS_LOG_QUESTIONS"].strip().lower()
+            if mode not in ("hash", "plain"):
+                raise AskdocsError("ASKDOCS_LOG_QUESTIONS must be `hash` or `plain`")
+            values["log_questions"] = mode
+        if env.get("ASKDOCS_ANSWER_CACHE"):
+            values["answer_cache"] = int(_number(env, "ASKDOCS_ANSWER_CACHE"))
+        if env.get("ASKDOCS_MIN_CONFIDENCE"):
+            values["min_confidence"] = _number(env, "ASKDOCS_MIN_CONFIDENCE")
+        base_url = env.get("OPENAI_BASE_URL")
+        model = env.get("ASKDOCS_LLM_MODEL")
+        if base_url or model:
+            if not (base_url and model):
+                raise AskdocsError(
+                    "an LLM needs both OPENAI_BASE_URL and ASKDOCS_LLM_MODEL "
+                    f"(got {'OPENAI_BASE_URL' if base_url else 'ASKDOCS_LLM_MODEL'} only)")
+            budget = env.get("ASKDOCS_DAILY_TOKEN_BUDGET")
+            values["llm"] = LLMSettings(
+                base_url=base_url.rstrip("/"),
+                api_key=env.get("OPENAI_API_KEY") or None,
+                model=model,
+                agent=_flag(env.get("ASKDOCS_LLM_AGENT"), True),
+                timeout=_number(env, "ASKDOCS_LLM_TIMEOUT") if env.get("ASKDOCS_LLM_TIMEOUT") else 60.0,
+                daily_token_budget=int(budget) if budget else None,
+            )
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        names = {f.name for f in fields(cls)}
+        bad = set(values) - names
+        if bad:
+            raise AskdocsError(f"unknown setting(s): {', '.join(sorted(bad))}")
+        settings = cls(**values)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        if self.rate_limit:
+            from limits import parse
+
+            try:
+                parse(self.rate_limit)
+            except ValueError as exc:
+                raise AskdocsError(f"ASKDOCS_RATE_LIMIT {self.rate_limit!r} is not a rate such as "
+                                   f"`120/minute` or `off` ({exc})") from exc
+
+
+def _number(env: Mapping[str, str], key: str) -> float:
+    try:
+        return float(env[key])
+    except ValueError as exc:
+        raise AskdocsError(f"{key} must be a number, got {env[key]!r}") from exc

@@ -1,0 +1,130 @@
+"""`askdocs build SITE_DIR`: index any generator's HTML output (Sphinx, Hugo, Zensical, …).
+
+Pages come from the site's sitemaps (every `sitemap.xml` under the folder,
+so nested locale builds count) when there are any, else from walking the
+HTML files. Restricted pages an earlier build moved to the private set are
+read from there. The shard folders themselves are never indexed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from askdocs.plugin.builder import BuildOptions, BuildReport, IndexBuilder, RawPage
+from askdocs.plugin.privacy import site_path_of
+from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR
+
+_URL = re.compile(r"<url>(.*?)</url>", re.S)
+_LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.S)
+_LASTMOD = re.compile(r"<lastmod>\s*(.*?)\s*</lastmod>", re.S)
+SKIP_FILES = {"404.html", "search.html", "genindex.html", "py-modindex.html", "searchindex.html"}
+
+
+def _skipped(rel_parts: tuple[str, ...]) -> bool:
+    return bool(rel_parts) and (
+        rel_parts[0] == SHARD_DIR or any(p.startswith(".") for p in rel_parts)
+        or rel_parts[-1] in SKIP_FILES
+    )
+
+
+def _is_shard_folder(folder: Path) -> bool:
+    return (folder / MANIFEST).is_file()
+
+
+def read_sitemaps(site_dir: Path) -> tuple[dict[str, str | None], str]:
+    """Sitemap URL → lastmod, and the site URL the sitemaps use."""
+    entries: dict[str, str | None] = {}
+    for sitemap in sorted(site_dir.rglob("sitemap.xml")):
+        if _skipped(sitemap.relative_to(site_dir).parts):
+            continue
+        text = sitemap.read_text(encoding="utf-8", errors="replace")
+        for block in _URL.findall(text):
+            loc = _LOC.search(block)
+            if loc:
+                lastmod = _LASTMOD.search(block)
+                entries[loc.group(1).strip()] = lastmod.group(1).strip() if lastmod else None
+    site_url = ""
+    if entries:
+        first = min(entries, key=len)
+        parts = urlsplit(first)
+        site_url = f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else ""
+    return entries, site_url
+
+
+def _file_for(site_dir: Path, path: str) -> Path | None:
+    path = unquote(path).lstrip("/")
+    candidates = [site_dir / path / "index.html"] if not path or path.endswith("/") else [
+        site_dir / path, site_dir / path / "index.html", site_dir / (path + ".html")]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def discover(site_dir: Path, private_dir: Path | None, site_url: str = "") -> tuple[list[RawPage], str]:
+    site_dir = site_dir.resolve()
+    pages: dict[str, RawPage] = {}
+    sitemap, sitemap_site = read_sitemaps(site_dir)
+    site_url = site_url or sitemap_site
+    base = urlsplit(site_url).path if site_url else "/"
+    base = base if base.endswith("/") else base + "/"
+    if sitemap:
+        for loc, lastmod in sorted(sitemap.items()):
+            path = urlsplit(loc).path
+            rel = "/" + path[len(base):] if path.startswith(base) else path
+            file = _file_for(site_dir, rel)
+            if file is None or _skipped(file.relative_to(site_dir).parts):
+                continue
+            url = site_path_of(file, site_dir)
+            pages[url] = RawPage(url=url, html=file.read_bytes(), path=file,
+                                 meta={"sitemap_lastmod": lastmod} if lastmod else {})
+    else:
+        for file in sorted(site_dir.rglob("*.html")):
+            rel_parts = file.relative_to(site_dir).parts
+            if _skipped(rel_parts) or any(_is_shard_folder(p) for p in file.parents
+                                          if site_dir in p.parents):
+                continue
+            url = site_path_of(file, site_dir)
+            pages[url] = RawPage(url=url, html=file.read_bytes(), path=file)
+    if private_dir is not None:
+        moved = private_dir / PRIVATE_HTML_DIR
+        for file in sorted(moved.rglob("*.html")) if moved.is_dir() else []:
+            url = site_path_of(file, moved)
+            pages.setdefault(url, RawPage(url=url, html=file.read_bytes(), path=file))
+    return list(pages.values()), site_url
+
+
+def default_locale(site_dir: Path) -> str:
+    index = site_dir / "index.html"
+    if index.is_file():
+        node = LexborHTMLParser(index.read_bytes().decode("utf-8", "replace")).css_first("html")
+        lang = (node.attributes.get("lang") or "") if node else ""
+        if lang:
+            return lang.split("-")[0].split("_")[0].lower()
+    return "en"
+
+
+def build_site(options: BuildOptions, *, logger=None) -> BuildReport:
+    site_dir = options.site_dir
+    if not site_dir.is_dir():
+        from askdocs.errors import BuildError
+
+        raise BuildError(f"{site_dir} is not a folder; pass the generator's output (e.g. site/)")
+    pages, site_url = discover(site_dir, options.resolved_private_dir, options.site_url)
+    if not options.site_url:
+        options.site_url = site_url
+    kwargs = {"logger": logger} if logger else {}
+    builder = IndexBuilder(options, **kwargs)
+    builder.remember_previous()
+    for raw in _progress(pages, options.progress):
+        builder.add(raw)
+    return builder.build()
+
+
+def _progress(pages: list[RawPage], enabled: bool):
+    if not enabled:
+        return pages
+    from tqdm import tqdm
+
+    return tqdm(pages, desc="askdocs: reading pages", unit="page", leave=False, disable=None)
