@@ -828,10 +828,10 @@ textarea{font-size:16px}}
           ? h("a", { href: resolve(supportUrl).href, text: t("support") })
           : null
       )
-    ),
-    live
+    )
   );
-  root.append(launcher, panel);
+  // Outside the panel, so an answer that completes after the panel was closed is still announced.
+  root.append(launcher, panel, live);
 
   function setStatus(text) {
     statusText.textContent = text || "";
@@ -902,6 +902,7 @@ textarea{font-size:16px}}
         cancelAnimationFrame(frame);
         frame = 0;
         view.paintBody();
+        view.clearNotice();
         paintExtras(turn, view, extras);
         el.classList.toggle("unanswered", turn.answered === false);
         el.setAttribute("aria-busy", String(turn.state === "streaming"));
@@ -934,7 +935,6 @@ textarea{font-size:16px}}
 
   function paintExtras(turn, view, into) {
     into.replaceChildren();
-    view.noticeEl = null;
     const state = turn.state;
     if (state === "streaming") return;
     const retryable = state === "error" || state === "stopped" || state === "dropped" || state === "offline";

@@ -442,3 +442,14 @@ def test_site_published_under_a_sub_path(widget, runtime):
     expect(widget.last_answer.locator('[data-askdocs="citation"]').first).to_have_attribute(
         "href", runtime.url + "/docs/configure/#rate-limit"
     )
+
+
+def test_stop_while_stalled_leaves_one_notice(widget, runtime):
+    runtime.reply(status("searching"), Sleep(30), done())
+    widget.goto(stall_ms="400")
+    widget.ask("Stuck?")
+    expect(widget.last_answer.get_by_text("the answer seems to have stalled")).to_be_visible()
+    widget.hook("stop").click()
+    widget.wait_answer()
+    expect(widget.last_answer.locator(".note")).to_have_count(1)
+    expect(widget.last_answer.locator(".note")).to_contain_text("Stopped.")
