@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-import lunr.stemmer
 import lunr.stop_word_filter
 import lunr.trimmer
 import snowballstemmer
@@ -28,6 +27,8 @@ from lunr.index import Index
 from lunr.pipeline import Pipeline
 from lunr.query import Query
 from lunr.tokenizer import Tokenizer
+
+from askdocs import porter
 
 SNOWBALL = {
     "da": "danish", "de": "german", "es": "spanish", "fi": "finnish", "fr": "french",
@@ -85,8 +86,8 @@ def pipeline_for(locale: str) -> LocalePipeline:
     if locale == "en":
         return LocalePipeline(
             "en",
-            (lunr.trimmer.trimmer, lunr.stop_word_filter.stop_word_filter, lunr.stemmer.stemmer),
-            (lunr.stemmer.stemmer,),
+            (lunr.trimmer.trimmer, lunr.stop_word_filter.stop_word_filter, porter.stemmer),
+            (porter.stemmer,),
             None,
         )
     if locale in SNOWBALL:
@@ -106,6 +107,9 @@ def register_pipelines() -> None:
     """Register the functions serialised indexes refer to (idempotent)."""
     if "askdocs-trimmer" not in Pipeline.registered_functions:
         Pipeline.register_function(_trim, "askdocs-trimmer")
+    # lunr.js's English stemmer, not lunr.py's (they disagree on words like "days").
+    porter.stemmer.label = "stemmer"
+    Pipeline.registered_functions["stemmer"] = porter.stemmer
     stop_words = _stop_words()
     for locale, language in SNOWBALL.items():
         if f"stemmer-{locale}" not in Pipeline.registered_functions:
@@ -161,7 +165,11 @@ def query_tokens(text: str) -> list[str]:
 
 def search(index: Index, text: str, limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
     """OR-query of the text's terms; user text never reaches Lunr's query parser."""
-    terms = query_tokens(text)
+    return search_terms(index, query_tokens(text), limit)
+
+
+def search_terms(index: Index, terms: list[str], limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+    """OR-query of already tokenised terms (each still goes through the search pipeline)."""
     if not terms:
         return []
     query = Query(index.fields)

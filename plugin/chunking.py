@@ -32,6 +32,9 @@ class Unit:
     end: int
     tokens: int
     block_start: bool  # a block (paragraph, code, list item) begins here
+    heading: bool = False
+    section: _Section | None = None  # where the unit came from (anchor, heading path, date)
+    prose: bool = False  # a paragraph/list/note that may be cut at sentences
 
 
 @dataclass
@@ -97,16 +100,19 @@ def _sections(blocks: Sequence[Block], content: str,
         elif block.lastmod and current.lastmod is None:
             current.lastmod = block.lastmod
         if tokens <= limit:
-            current.units.append(Unit(block.start, block.end, tokens, True))
+            current.units.append(Unit(block.start, block.end, tokens, True,
+                                      block.kind == "heading", current,
+                                      block.kind in ("para", "list", "note")))
             continue
         pieces = _pieces(block, content)
         piece_tokens = count([content[s:e] for s, e in pieces])
         for index, ((s, e), t) in enumerate(zip(pieces, piece_tokens, strict=True)):
             while t > limit:  # one enormous sentence or line: cut by characters
                 cut = s + max(1, (e - s) * limit // t)
-                current.units.append(Unit(s, cut, limit, index == 0 and s == block.start))
+                current.units.append(Unit(s, cut, limit, index == 0 and s == block.start,
+                                          False, current))
                 s, t = cut, t - limit
-            current.units.append(Unit(s, e, t, index == 0))
+            current.units.append(Unit(s, e, t, index == 0, False, current))
     return [s for s in sections if s.units]
 
 
@@ -127,8 +133,11 @@ def _windows(section: _Section, limit: int, overlap: int) -> list[Span]:
             if k > i + 1 and sum(u.tokens for u in units[i:k]) >= limit // 2:
                 j = k
                 total = sum(u.tokens for u in units[i:j])
-        spans.append(Span(units[i].start, units[j - 1].end, section.anchor,
-                          section.headings, section.lastmod, total))
+        # A window is labelled by the section of its first body text (a bare
+        # heading that opens it belongs to the same place).
+        owner = next((u.section for u in units[i:j] if not u.heading), units[i].section) or section
+        spans.append(Span(units[i].start, units[j - 1].end, owner.anchor,
+                          owner.headings, owner.lastmod, total))
         if j >= len(units):
             break
         back, k = 0, j
@@ -150,22 +159,55 @@ def chunk_page(
     limit = max(16, min(settings.target, limit))
     sections = _sections(blocks, content, count, limit)
     merged: list[_Section] = []
+    carry: list[Unit] = []  # bare headings wait for the body that follows them
     for section in sections:
+        if all(u.heading for u in section.units):
+            carry.extend(section.units)
+            continue
+        units, carry = carry + section.units, []
         previous = merged[-1] if merged else None
+        tokens = sum(u.tokens for u in units)
         if (
             previous is not None
             and previous.tokens < settings.minimum
-            and previous.tokens + section.tokens <= limit
+            and previous.tokens + tokens <= limit
             and len(section.headings) >= len(previous.headings)
-            # Differently dated sections (release notes) must stay apart for recency.
-            and not (previous.lastmod and section.lastmod and previous.lastmod != section.lastmod)
+            # Differently dated sections (release notes) stay apart for recency.
+            and previous.lastmod == section.lastmod
         ):
-            previous.units.extend(section.units)
-            previous.lastmod = previous.lastmod or section.lastmod
+            previous.units.extend(units)
         else:
-            merged.append(_Section(section.anchor, section.headings, section.lastmod,
-                                   list(section.units)))
+            merged.append(_Section(section.anchor, section.headings, section.lastmod, units))
+    if carry:
+        if merged:
+            merged[-1].units.extend(carry)
+        else:
+            first = carry[0].section
+            merged.append(_Section(first.anchor, first.headings, first.lastmod, carry))
     spans: list[Span] = []
     for section in merged:
+        if section.tokens > limit:
+            section.units = _sentences(section.units, content, count, settings.overlap)
         spans.extend(_windows(section, limit, settings.overlap))
     return spans
+
+
+def _sentences(units: list[Unit], content: str, count: Callable[[Sequence[str]], list[int]],
+               overlap: int) -> list[Unit]:
+    """Cut prose into sentences so that windows can overlap by about `overlap` tokens."""
+    out: list[Unit] = []
+    for unit in units:
+        if not unit.prose or unit.tokens <= overlap // 2:
+            out.append(unit)
+            continue
+        text = content[unit.start : unit.end]
+        pieces, last = [], 0
+        for match in _SENTENCE.finditer(text):
+            pieces.append((unit.start + last, unit.start + match.start()))
+            last = match.end()
+        pieces.append((unit.start + last, unit.end))
+        pieces = [p for p in pieces if p[1] > p[0]]
+        tokens = count([content[a:b] for a, b in pieces])
+        for index, ((a, b), t) in enumerate(zip(pieces, tokens, strict=True)):
+            out.append(Unit(a, b, t, index == 0, False, unit.section, True))
+    return out

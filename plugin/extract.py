@@ -270,11 +270,8 @@ class _Walker:
     def _table(self, node: LexborNode) -> None:
         rows = []
         for tr in node.css("tr"):
-            cells = [
-                _clean(cell.text(deep=True, separator=" ")).replace("|", "\\|")
-                for cell in tr.iter()
-                if cell.tag in ("td", "th")
-            ]
+            cells = [self._inline_text(cell).replace("|", "\\|")
+                     for cell in tr.iter() if cell.tag in ("td", "th")]
             if any(cells):
                 rows.append("| " + " | ".join(cells) + " |")
                 if len(rows) == 1 and tr.css_first("th"):
@@ -283,6 +280,12 @@ class _Walker:
             self._link(a)
         if rows:
             self.blocks.append(Block("table", "\n".join(rows)))
+
+    def _inline_text(self, node: LexborNode) -> str:
+        sub = _Walker(self.page_url, self.site_url)
+        sub.walk(node)
+        sub.flush()
+        return " ".join(b.text.replace("\n", " ") for b in sub.blocks)
 
     @staticmethod
     def _is_admonition(node: LexborNode) -> bool:

