@@ -7,23 +7,15 @@ escalation, feedback, and the offline fallback over real Lunr shards).
 
 from __future__ import annotations
 
-import json
-import os
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from fake_runtime import closed_port
+from real_site import ASKDOCS, require_askdocs, serve
 
 pytestmark = pytest.mark.browser
-
-ASKDOCS = Path(sys.executable).parent / "askdocs"
 
 PAGES = {
     "index.html": ("en", "Foxdocs", "<h1 id='foxdocs'>Foxdocs</h1>"
@@ -51,18 +43,9 @@ def page_html(lang: str, title: str, body: str, script_attrs: str = "") -> str:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served_site(tmp_path_factory):
-    if not ASKDOCS.exists():
-        pytest.skip("the askdocs CLI is not installed in this environment")
-    if subprocess.run([ASKDOCS, "model", "info"], capture_output=True).returncode != 0:
-        pytest.skip("no prepared embedding model: run `askdocs model prepare`")
+    require_askdocs()
     site = tmp_path_factory.mktemp("realsite") / "site"
     for rel, (lang, title, body) in PAGES.items():
         path = site / rel
@@ -75,35 +58,8 @@ def served_site(tmp_path_factory):
     for rel, lang in (("offline/index.html", "en"), ("es/offline/index.html", "es")):
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(page_html(lang, "Offline", "<h1>Offline</h1>", dead), encoding="utf-8")
-
-    port = free_port()
-    env = dict(os.environ, ASKDOCS_RATE_LIMIT="off")
-    server = subprocess.Popen(
-        [ASKDOCS, "serve", str(site), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=2) as res:
-                if json.load(res)["status"] == "ok":
-                    break
-        except OSError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            output = server.stdout.read().decode(errors="replace") if server.stdout else ""
-            pytest.fail(f"askdocs serve did not start:\n{output}")
-        time.sleep(0.2)
-    yield url
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
+    with serve(site) as url:
+        yield url
 
 
 @pytest.fixture
