@@ -37,6 +37,7 @@
   const STORE_KEY = "askdocs:v1:" + site.pathname;
   const MAX_INPUT = 4000;
   const HISTORY_TURNS = 10;
+  const MAX_STORED = 60;
   const HISTORY_TURN_CHARS = 2000;
   const HISTORY_TOTAL_CHARS = 12000;
   const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
@@ -186,7 +187,7 @@
   const t = (key, arg) => STR[key].replace("{0}", arg == null ? "" : String(arg));
 
   // ---------------------------------------------------------------- icons
-  // Static markup written here, never built from page or model text.
+  // Stroke paths on a 24x24 grid, "|" between paths.
   const ICONS = {
     spark: "M12 3l1.8 5.2L19 10l-5.2 1.8L12 17l-1.8-5.2L5 10l5.2-1.8z|M19 15l.8 2.2L22 18l-2.2.8L19 21l-.8-2.2L16 18l2.2-.8z",
     send: "M12 19V5|M5 12l7-7 7 7",
@@ -201,13 +202,19 @@
     retry: "M3 12a9 9 0 1 0 3-6.7L3 8|M3 3v5h5",
     alert: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20z|M12 8v4|M12 16h.01",
   };
-  const svg = (name) =>
-    '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">' +
-    ICONS[name]
-      .split("|")
-      .map((d) => '<path d="' + d + '"/>')
-      .join("") +
-    "</svg>";
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  function icon(name) {
+    const el = document.createElementNS(SVG_NS, "svg");
+    el.setAttribute("viewBox", "0 0 24 24");
+    el.setAttribute("aria-hidden", "true");
+    el.setAttribute("focusable", "false");
+    for (const d of ICONS[name].split("|")) {
+      const path = document.createElementNS(SVG_NS, "path");
+      path.setAttribute("d", d);
+      el.append(path);
+    }
+    return el;
+  }
 
   // ---------------------------------------------------------------- styles
   const LIGHT =
@@ -266,6 +273,7 @@ h2{margin:0;font-size:15px;font-weight:650;line-height:1.3}
 .user{align-self:flex-end;max-width:86%;padding:9px 14px;border-radius:18px 18px 5px 18px;background:var(--user-bg);white-space:pre-wrap;overflow-wrap:anywhere}
 .answer{display:flex;flex-direction:column;align-items:flex-start;gap:12px;min-width:0}
 .answer>*{max-width:100%}
+.extras{display:contents}
 .md{width:100%;overflow-wrap:anywhere}
 .md:empty::after,.md[data-streaming]>:last-child::after{content:"";display:inline-block;width:7px;height:15px;margin-left:3px;
 border-radius:2px;background:var(--accent);vertical-align:-2px;animation:ad-blink 1s steps(2,start) infinite}
@@ -352,7 +360,7 @@ textarea{font-size:16px}}
       if (value == null || value === false) continue;
       if (key === "class") el.className = value;
       else if (key === "text") el.textContent = value;
-      else if (key === "icon") el.innerHTML = svg(value);
+      else if (key === "icon") el.append(icon(value));
       else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
       else el.setAttribute(key, value === true ? "" : value);
     }
@@ -640,8 +648,17 @@ textarea{font-size:16px}}
     return res.json();
   }
 
-  // Search the static Lunr shard in the browser when the runtime is down.
-  async function searchOffline(question) {
+  // The Lunr shard and its page table for the reader's locale, loaded once.
+  let offlineIndex = null;
+  function loadOfflineIndex() {
+    offlineIndex = offlineIndex || fetchOfflineIndex();
+    offlineIndex.catch(() => {
+      offlineIndex = null; // let a later question try again
+    });
+    return offlineIndex;
+  }
+
+  async function fetchOfflineIndex() {
     const base = siteRoot + "_askdocs/";
     const manifest = await getJSON(base + "manifest.json");
     const files = manifest.files || [];
@@ -659,8 +676,13 @@ textarea{font-size:16px}}
       if (!window.lunr.stemmerSupport) await loadScript(base + "lunr/lunr.stemmer.support.js");
       await loadScript(base + "lunr/lunr." + loc + ".js");
     }
+    return { index: window.lunr.Index.load(indexJson), docs, loc };
+  }
+
+  // Search the static Lunr shard in the browser when the runtime is down.
+  async function searchOffline(question) {
+    const { index, docs, loc } = await loadOfflineIndex();
     const lunr = window.lunr;
-    const index = lunr.Index.load(indexJson);
     const tokenize = (lunr[loc] && lunr[loc].tokenizer) || lunr.tokenizer;
     // Terms go in through the query builder: lunr's query-string syntax
     // ("-", ":", "^", "~") must never be interpreted in a reader's question.
@@ -707,7 +729,7 @@ textarea{font-size:16px}}
   }
   function save() {
     try {
-      if (messages.length) sessionStorage.setItem(STORE_KEY, JSON.stringify(messages));
+      if (messages.length) sessionStorage.setItem(STORE_KEY, JSON.stringify(messages.slice(-MAX_STORED)));
       else sessionStorage.removeItem(STORE_KEY);
     } catch {
       /* storage full or disabled: the conversation just won't survive navigation */
@@ -729,10 +751,17 @@ textarea{font-size:16px}}
   const host = document.createElement("div");
   host.id = "askdocs-widget";
   const shadow = host.attachShadow({ mode: "open" });
-  const style = document.createElement("style");
-  style.textContent = CSS;
   const root = h("div", { class: "root" });
-  shadow.append(style, root);
+  // A constructed stylesheet is not an inline <style>, so a docs site's
+  // Content-Security-Policy without 'unsafe-inline' still styles the widget.
+  if (shadow.adoptedStyleSheets && window.CSSStyleSheet && CSSStyleSheet.prototype.replaceSync) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    shadow.adoptedStyleSheets = [sheet];
+  } else {
+    shadow.append(h("style", { text: CSS }));
+  }
+  shadow.append(root);
 
   const launcher = h(
     "button",
@@ -746,7 +775,7 @@ textarea{font-size:16px}}
       "aria-keyshortcuts": "Control+K Meta+K",
       onclick: () => open(),
     },
-    h("span", { icon: "spark" }).firstChild,
+    icon("spark"),
     h("span", { class: "txt", text: t("title") }),
     h("kbd", { "aria-hidden": "true", text: isMac ? "⌘K" : "Ctrl K" })
   );
@@ -878,7 +907,7 @@ textarea{font-size:16px}}
   function renderAssistant(turn, replacing) {
     const el = h("article", { class: "answer", "data-askdocs": "answer", "aria-label": t("answer") });
     const body = h("div", { class: "md" });
-    const extras = h("div", { style: "display:contents" });
+    const extras = h("div", { class: "extras" });
     el.append(body, extras);
     if (replacing) replacing.replaceWith(el);
     else log.append(el);
@@ -927,9 +956,9 @@ textarea{font-size:16px}}
     return h(
       "div",
       { class: "note " + kind, role: kind === "err" ? "alert" : null },
-      h("span", { icon: "alert" }).firstChild,
+      icon("alert"),
       h("span", { class: "txt", text }),
-      onRetry ? h("button", { type: "button", class: "btn", onclick: onRetry }, h("span", { icon: "retry" }).firstChild, t("retry")) : null
+      onRetry ? h("button", { type: "button", class: "btn", onclick: onRetry }, icon("retry"), t("retry")) : null
     );
   }
 
@@ -958,7 +987,7 @@ textarea{font-size:16px}}
             rel: external ? "noopener noreferrer" : null,
           },
           turn.escalation.text || t("support"),
-          h("span", { icon: "arrow" }).firstChild
+          icon("arrow")
         )
       );
     }
@@ -969,7 +998,7 @@ textarea{font-size:16px}}
         const href = sameSite(c.url);
         const label = h("span", { text: (turn.state === "offline" ? "" : t("from")) + (c.title || c.url) });
         const item = href
-          ? h("a", { class: "cite", "data-askdocs": "citation", href, title: c.title || c.url, onclick: onCitation }, h("span", { icon: "doc" }).firstChild, label)
+          ? h("a", { class: "cite", "data-askdocs": "citation", href, title: c.title || c.url, onclick: onCitation }, icon("doc"), label)
           : h("span", { class: "cite", "data-askdocs": "citation" }, label);
         list.append(h("li", null, item));
       }
@@ -1020,11 +1049,11 @@ textarea{font-size:16px}}
       area.remove();
       button.focus();
     }
-    button.innerHTML = svg("check");
+    button.replaceChildren(icon("check"));
     const label = button.getAttribute("aria-label");
     button.setAttribute("aria-label", t("copied"));
     setTimeout(() => {
-      button.innerHTML = svg("copy");
+      button.replaceChildren(icon("copy"));
       button.setAttribute("aria-label", label);
     }, 1600);
   }

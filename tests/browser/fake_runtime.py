@@ -271,6 +271,13 @@ def build_shards() -> tuple[dict[str, bytes], bool]:
 
 # ---------------------------------------------------------------- the app
 
+PAGE_STYLE = """<style>
+body { font: 16px/1.6 system-ui, sans-serif; margin: 0; color: #222; }
+header { background: #37474f; color: #fff; padding: 14px 32px; font-weight: 600; }
+main { max-width: 760px; margin: 0 auto; padding: 24px 32px; }
+@media (prefers-color-scheme: dark) { body { background: #1e2129; color: #dde; } a { color: #9ab; } }
+</style>"""
+
 
 @dataclass
 class Chat:
@@ -289,6 +296,7 @@ class FakeRuntime:
     token: str | None = None
     token_requests: int = 0
     extra_head: str = ""
+    csp: str | None = None
     _replies: deque = field(default_factory=deque)
 
     def __post_init__(self) -> None:
@@ -329,6 +337,7 @@ class FakeRuntime:
         self.token = None
         self.token_requests = 0
         self.extra_head = ""
+        self.csp = None
 
     @property
     def url(self) -> str:
@@ -409,12 +418,7 @@ class FakeRuntime:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>{html.escape(title)}</title>
-<style>
-body {{ font: 16px/1.6 system-ui, sans-serif; margin: 0; color: #222; }}
-header {{ background: #37474f; color: #fff; padding: 14px 32px; font-weight: 600; }}
-main {{ max-width: 760px; margin: 0 auto; padding: 24px 32px; }}
-@media (prefers-color-scheme: dark) {{ body {{ background: #1e2129; color: #dde; }} a {{ color: #9ab; }} }}
-</style>
+{"" if self.csp else PAGE_STYLE}
 {self.extra_head}
 </head>
 <body>
@@ -430,7 +434,8 @@ main {{ max-width: 760px; margin: 0 auto; padding: 24px 32px; }}
 <script src="{base}/_askdocs/widget.js"{attrs} defer></script>
 </body>
 </html>"""
-        return HTMLResponse(page)
+        headers = {"Content-Security-Policy": self.csp} if self.csp else None
+        return HTMLResponse(page, headers=headers)
 
     # -- lifecycle
     def start(self) -> None:

@@ -96,3 +96,22 @@ def test_reduced_motion_disables_animation(widget, runtime):
     widget.page.emulate_media(reduced_motion="no-preference")
     widget.page.evaluate("window.askdocs.close(); window.askdocs.open()")
     assert widget.panel.evaluate("el => getComputedStyle(el).animationName") != "none"
+
+
+@pytest.mark.browser
+def test_strict_content_security_policy(widget, runtime):
+    from fake_runtime import Status
+
+    runtime.csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+    widget.goto()
+    assert widget.launcher.evaluate("el => getComputedStyle(el).position") == "fixed"
+    runtime.reply(*answer("Styled under CSP."))
+    widget.ask("CSP?")
+    widget.wait_answer()
+    expect(widget.last_answer).to_contain_text("Styled under CSP.")
+    # The offline fallback loads lunr.js from the site itself, which script-src 'self' allows.
+    widget.allow_console(r"status of 503")
+    runtime.reply(Status(503))
+    widget.ask("install with pip")
+    widget.wait_answer()
+    expect(widget.last_answer.locator('[data-askdocs="citation"]').first).to_be_visible()
