@@ -21,6 +21,7 @@ from askdocs.models import DEFAULT_MODEL, ModelInfo, locate
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
 from askdocs.plugin.extract import ExtractedPage, extract, strip_links
+from askdocs.plugin.sitemaps import page_dates
 from askdocs.remote import materialize
 from askdocs.shards import (
     FORMAT_NAME,
@@ -199,6 +200,10 @@ class IndexBuilder:
                 f"({self.report.excluded} excluded); is this the built site folder?"
             )
         _mark_listings([p.page for p in prepared])
+        dates = page_dates(self.options.site_dir, self.options.site_url)
+        for item in prepared:
+            if item.page.lastmod is None and item.page.url in dates:
+                item.page.lastmod = dates[item.page.url]
         public = [p for p in prepared if not p.page.groups]
         restricted = [p for p in prepared if p.page.groups]
         private_dir = self.options.resolved_private_dir
@@ -206,7 +211,9 @@ class IndexBuilder:
             privacy.check_private_dir(private_dir, self.options.site_dir)
         sets = {"public": self._set_data(public), "private": self._set_data(restricted)}
         vectors = self._embed(sets)
-        support_url = next((p.page.url for p in public if _SUPPORT.search(p.page.url + " " + p.page.title)), None)
+        support = [p.page for p in public if _SUPPORT.search(p.page.url + " " + p.page.title)]
+        support.sort(key=lambda p: (p.locale != self.options.default_locale, len(p.url), p.url))
+        support_url = support[0].url if support else None
         self._write(self.options.shard_dir, "public", sets["public"], vectors["public"], support_url)
         if restricted:
             self._write(private_dir, "private", sets["private"], vectors["private"], None)

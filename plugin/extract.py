@@ -522,7 +522,6 @@ def extract(
         or normalize_date(_meta(tree, "article:modified_time"))
         or normalize_date(_meta(tree, "askdocs:lastmod"))
         or normalize_date(_meta(tree, "article:published_time"))
-        or normalize_date(meta.get("sitemap_lastmod"))
     )
     description = _clean(_meta(tree, "description") or "")
 

@@ -8,19 +8,16 @@ read from there. The shard folders themselves are never indexed.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from selectolax.lexbor import LexborHTMLParser
 
 from askdocs.plugin.builder import BuildOptions, BuildReport, IndexBuilder, RawPage
 from askdocs.plugin.privacy import site_path_of
+from askdocs.plugin.sitemaps import read_sitemaps, site_relative
 from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR
 
-_URL = re.compile(r"<url>(.*?)</url>", re.S)
-_LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.S)
-_LASTMOD = re.compile(r"<lastmod>\s*(.*?)\s*</lastmod>", re.S)
 SKIP_FILES = {"404.html", "search.html", "genindex.html", "py-modindex.html", "searchindex.html"}
 
 
@@ -35,26 +32,6 @@ def _is_shard_folder(folder: Path) -> bool:
     return (folder / MANIFEST).is_file()
 
 
-def read_sitemaps(site_dir: Path) -> tuple[dict[str, str | None], str]:
-    """Sitemap URL → lastmod, and the site URL the sitemaps use."""
-    entries: dict[str, str | None] = {}
-    for sitemap in sorted(site_dir.rglob("sitemap.xml")):
-        if _skipped(sitemap.relative_to(site_dir).parts):
-            continue
-        text = sitemap.read_text(encoding="utf-8", errors="replace")
-        for block in _URL.findall(text):
-            loc = _LOC.search(block)
-            if loc:
-                lastmod = _LASTMOD.search(block)
-                entries[loc.group(1).strip()] = lastmod.group(1).strip() if lastmod else None
-    site_url = ""
-    if entries:
-        first = min(entries, key=len)
-        parts = urlsplit(first)
-        site_url = f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else ""
-    return entries, site_url
-
-
 def _file_for(site_dir: Path, path: str) -> Path | None:
     path = unquote(path).lstrip("/")
     candidates = [site_dir / path / "index.html"] if not path or path.endswith("/") else [
@@ -67,18 +44,13 @@ def discover(site_dir: Path, private_dir: Path | None, site_url: str = "") -> tu
     pages: dict[str, RawPage] = {}
     sitemap, sitemap_site = read_sitemaps(site_dir)
     site_url = site_url or sitemap_site
-    base = urlsplit(site_url).path if site_url else "/"
-    base = base if base.endswith("/") else base + "/"
     if sitemap:
-        for loc, lastmod in sorted(sitemap.items()):
-            path = urlsplit(loc).path
-            rel = "/" + path[len(base):] if path.startswith(base) else path
-            file = _file_for(site_dir, rel)
+        for loc in sorted(sitemap):
+            file = _file_for(site_dir, site_relative(loc, site_url))
             if file is None or _skipped(file.relative_to(site_dir).parts):
                 continue
             url = site_path_of(file, site_dir)
-            pages[url] = RawPage(url=url, html=file.read_bytes(), path=file,
-                                 meta={"sitemap_lastmod": lastmod} if lastmod else {})
+            pages[url] = RawPage(url=url, html=file.read_bytes(), path=file)
     else:
         for file in sorted(site_dir.rglob("*.html")):
             rel_parts = file.relative_to(site_dir).parts

@@ -1,0 +1,319 @@
+"""Real builds: site_example with MkDocs (three themes, two locales), Pelican, `askdocs build`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from askdocs.shards import FORMAT_VERSION, load_shards, read_manifest
+from tests.conftest import (
+    EXCLUDED_PHRASE,
+    RESTRICTED_PHRASES,
+    SITE_EXAMPLE,
+    build_example,
+    mkdocs_build,
+)
+
+EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
+
+
+def files_containing(folder: Path, needle: str) -> list[Path]:
+    raw = needle.encode()
+    found = []
+    for path in folder.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            if raw in data or (path.suffix == ".gz" and raw in _gunzip(data)):
+                found.append(path)
+    return found
+
+
+def _gunzip(data: bytes) -> bytes:
+    import gzip
+
+    try:
+        return gzip.decompress(data)
+    except OSError:
+        return b""
+
+
+def askdocs(*args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    import os
+
+    result = subprocess.run([sys.executable, "-m", "askdocs.cli", *args], capture_output=True,
+                            text=True, env={**os.environ, **(env or {})}, timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"askdocs {args} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def test_manifest_describes_the_shards(example_site, model_info):
+    manifest = read_manifest(example_site.shard_dir)
+    assert manifest.format_version == FORMAT_VERSION
+    assert manifest.visibility == "public"
+    assert manifest.model["id"] == model_info.id and manifest.model["sha256"] == model_info.sha256
+    assert manifest.model["dim"] == 384 and manifest.embeddings["dtype"] == "int8"
+    assert manifest.default_locale == "en" and manifest.locales == ["en", "es"]
+    assert manifest.site_url == "http://127.0.0.1:8000/"
+    assert manifest.built_at == "2026-01-01T00:00:00Z"  # SOURCE_DATE_EPOCH
+    roles = {f.role for f in manifest.files}
+    assert {"pages", "chunks", "faq", "tree", "vectors", "scales", "titles", "lunr",
+            "search_docs", "widget", "lunr_js"} <= roles
+    for entry in manifest.files:
+        data = (example_site.shard_dir / entry.path).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry.sha256 and len(data) == entry.bytes
+    assert (example_site.shard_dir / "widget.js").is_file()
+    assert (example_site.shard_dir / "lunr" / "lunr.js").is_file()
+    assert (example_site.shard_dir / "lunr" / "lunr.es.js").is_file()
+    shards = load_shards(example_site.shard_dir)
+    assert manifest.counts == {"pages": len(shards.pages), "chunks": len(shards.chunks),
+                               "faq": len(shards.faqs)}
+    assert shards.vectors.dtype.name == "int8" and shards.vectors.shape == (len(shards.chunks), 384)
+    assert manifest.support_url == "/support/"
+
+
+def test_pages_locales_listing_faq_and_dates(example_site):
+    shards = load_shards(example_site.shard_dir)
+    pages = {p.url: p for p in shards.pages}
+    assert {"/", "/install/", "/es/install/", "/pricing/", "/faq/", "/tags/"} <= set(pages)
+    assert pages["/es/install/"].locale == "es" and pages["/install/"].locale == "en"
+    assert pages["/tags/"].kind == "listing" and pages["/es/tags/"].kind == "listing"
+    assert pages["/install/"].kind == "page"
+    # FAQ JSON-LD pairs are records of their own, including the JSON-LD-only ones.
+    faq_answers = " ".join(f.answer for f in shards.faqs)
+    assert "KINDFOX40" in faq_answers
+    assert len([f for f in shards.faqs if shards.pages[f.page].url == "/faq/"]) == 7
+    # Release notes: a date per section.
+    notes = [c for c in shards.chunks if shards.pages[c.page].url == "/release-notes/"]
+    dates = {c.anchor: c.lastmod for c in notes}
+    assert dates.get("310") == "2026-02-03" and dates.get("240", "").startswith("2025")
+    # The tree lists every page with locale and visibility.
+    assert shards.tree["/es/faq/"]["locale"] == "es"
+    assert shards.tree["/faq/"]["visibility"] == "public"
+    # Chunks keep anchors and heading paths.
+    webhooks = [c for c in shards.chunks if shards.pages[c.page].url == "/guides/webhooks/"]
+    assert {"payload", "retries", "verify-the-signature"} <= {c.anchor for c in webhooks}
+    assert all(c.headings for c in webhooks if c.anchor != "webhooks")
+
+
+def test_restricted_content_never_reaches_the_public_site(example_site):
+    for phrase in RESTRICTED_PHRASES:
+        assert files_containing(example_site.site_dir, phrase) == [], phrase
+    # Not even a link or title: the runbook is gone from navigation, search index, sitemap.
+    assert files_containing(example_site.site_dir, "internal/runbook") == []
+    private = read_manifest(example_site.private_dir)
+    assert private.visibility == "private"
+    shards = load_shards(example_site.private_dir)
+    assert {p.url for p in shards.pages} == {"/internal/runbook/", "/es/internal/runbook/"}
+    assert all(p.groups == ["staff"] for p in shards.pages)
+    assert (example_site.private_dir / "html" / "internal" / "runbook" / "index.html").is_file()
+    assert any(files_containing(example_site.private_dir, "BLUE HERON"))
+
+
+def test_excluded_page_is_not_indexed(example_site):
+    assert files_containing(example_site.shard_dir, EXCLUDED_PHRASE) == []
+    assert files_containing(example_site.private_dir, EXCLUDED_PHRASE) == []
+    # The page itself is public; exclusion only keeps it out of the index.
+    assert (example_site.site_dir / "drafts" / "roadmap" / "index.html").is_file()
+
+
+def test_pages_carry_widget_and_metadata_tags(example_site):
+    html = (example_site.site_dir / "es" / "install" / "index.html").read_text()
+    assert '<script src="../../_askdocs/widget.js" defer></script>' in html
+    root = (example_site.site_dir / "index.html").read_text()
+    assert '<script src="_askdocs/widget.js" defer></script>' in root
+    roadmap = (example_site.site_dir / "drafts" / "roadmap" / "index.html").read_text()
+    assert '<meta name="askdocs:exclude" content="true">' in roadmap
+    runbook = (example_site.private_dir / "html" / "internal" / "runbook" / "index.html").read_text()
+    assert '<meta name="askdocs:groups" content="staff">' in runbook
+
+
+def test_builds_are_byte_identical(tmp_path, example_site):
+    again = build_example(tmp_path / "again", env=EPOCH)
+    for folder_a, folder_b in ((example_site.shard_dir, again.shard_dir),
+                               (example_site.private_dir, again.private_dir)):
+        names_a = sorted(p.relative_to(folder_a).as_posix() for p in folder_a.rglob("*") if p.is_file())
+        names_b = sorted(p.relative_to(folder_b).as_posix() for p in folder_b.rglob("*") if p.is_file())
+        assert names_a == names_b
+        for name in names_a:
+            assert (folder_a / name).read_bytes() == (folder_b / name).read_bytes(), name
+
+
+def test_incremental_build_reuses_unchanged_vectors(tmp_path, model_info):
+    docs = tmp_path / "docs"
+    shutil.copytree(SITE_EXAMPLE / "docs", docs)
+    work = tmp_path / "work"
+    work.mkdir()
+    first = mkdocs_build(work, extra={"docs_dir": str(docs)})
+    assert "vectors reused 0/" in first.stdout + first.stderr
+    page = docs / "en" / "security.md"
+    page.write_text(page.read_text() + "\n\n## Audit trail\n\nEvery token use is audited for 400 days.\n")
+    second = mkdocs_build(work, extra={"docs_dir": str(docs)})
+    log = second.stdout + second.stderr
+    reused, total = _reused(log)
+    assert 0 < total - reused <= 6 and reused > 0.9 * total, log
+    shards = load_shards(work / "site" / "_askdocs")
+    assert any("audited for 400 days" in shards.pages[c.page].content[c.start:c.end] for c in shards.chunks)
+    # CI that starts empty reuses the previous release with --previous.
+    fresh = tmp_path / "fresh"
+    shutil.copytree(work / "site", fresh)
+    shutil.rmtree(fresh / "_askdocs")
+    result = askdocs("build", str(fresh), "--previous", str(work / "site" / "_askdocs"),
+                     "--private-dir", str(tmp_path / "fresh-private"), "-q")
+    reused, total = _reused(result.stdout + result.stderr)
+    assert reused > 0.9 * total
+
+
+def _reused(log: str) -> tuple[int, int]:
+    marker = log.split("vectors reused ")[-1].split(",")[0]
+    reused, total = marker.split("/")
+    return int(reused), int(total)
+
+
+def test_askdocs_build_over_plugin_output_agrees(tmp_path, example_site):
+    site = tmp_path / "site"
+    shutil.copytree(example_site.site_dir, site)
+    private = tmp_path / "private"
+    shutil.copytree(example_site.private_dir, private)
+    shutil.rmtree(site / "_askdocs")
+    askdocs("build", str(site), "--private-dir", str(private), "-q")
+    plugin = load_shards(example_site.shard_dir)
+    rebuilt = load_shards(site / "_askdocs")
+    assert rebuilt.tree == plugin.tree
+    assert load_shards(private).tree == load_shards(example_site.private_dir).tree
+
+
+def test_plain_html_site_and_bad_input(tmp_path, model_info):
+    site = tmp_path / "plain"
+    (site / "guide").mkdir(parents=True)
+    (site / "index.html").write_text(
+        "<html lang='en'><head><title>Home</title></head><body><main><h1>Welcome</h1>"
+        "<p>The gizmo scheduler runs batch jobs every night at 02:00.</p></main></body></html>")
+    (site / "guide" / "index.html").write_bytes(
+        b"<html><body><main><h1>Guide</h1><p>Broken <b>markup <p>caf\xe9 latte<div>")
+    (site / "empty.html").write_text("")
+    (site / "huge.html").write_text("<html><body><main><h1>Huge</h1>"
+                                    + "<p>gizmo " + "lorem ipsum dolor " * 300_000 + "</p></main></body></html>")
+    (site / "nomain.html").write_text("<html><body><div>menu</div></body></html>")
+    (site / "404.html").write_text("<html><body><main><h1>Not found</h1></main></body></html>")
+    result = askdocs("build", str(site), "-q")
+    log = result.stdout + result.stderr
+    assert "guide" in log and "not valid utf-8" in log.lower()
+    assert "empty.html" in log
+    assert "huge.html" in log
+    shards = load_shards(site / "_askdocs")
+    urls = {p.url for p in shards.pages}
+    assert {"/", "/guide/", "/huge.html"} <= urls and "/404.html" not in urls
+    assert not (tmp_path / "askdocs-private").exists()  # no restricted pages, no private set
+
+
+def test_zero_pages_is_a_clear_error(tmp_path):
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    result = askdocs("build", str(empty), check=False)
+    assert result.returncode == 2
+    assert "no indexable pages" in result.stderr
+
+
+def test_unknown_plugin_option_is_rejected(tmp_path):
+    plugins = ["search", {"askdocs": {"modle": "typo"}}]
+    result = mkdocs_build(tmp_path, plugins_override=plugins, check=False)
+    assert result.returncode != 0
+    assert "unknown askdocs option(s) modle" in result.stdout + result.stderr
+
+
+def test_private_dir_inside_the_published_site_is_refused(tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    config = json.loads(json.dumps(
+        [p if not (p == "askdocs") else {"askdocs": {"private_dir": str(work / "site" / "secret")}}
+         for p in _example_plugins()]))
+    result = mkdocs_build(work, plugins_override=config, check=False)
+    assert result.returncode != 0
+    assert "private_dir" in result.stdout + result.stderr
+
+
+def _example_plugins() -> list:
+    import yaml
+
+    return yaml.safe_load((SITE_EXAMPLE / "mkdocs.yml").read_text())["plugins"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("theme", [{"name": "readthedocs"},
+                                   {"name": "material", "features": ["navigation.instant"]}])
+def test_other_themes(tmp_path, theme, model_info):
+    built = build_example(tmp_path, theme=theme)
+    shards = load_shards(built.shard_dir)
+    install = next(p for p in shards.pages if p.url == "/install/")
+    assert install.content.startswith("# Install\n")
+    assert "winget install" in install.content
+    assert "Primeros pasos" not in install.content  # navigation is not content
+    assert next(p for p in shards.pages if p.url == "/es/install/").locale == "es"
+    for phrase in RESTRICTED_PHRASES:
+        assert files_containing(built.site_dir, phrase) == []
+
+
+PELICAN_CONF = """
+SITENAME = "Quokka Blog"
+SITEURL = "https://blog.quokka.example"
+RELATIVE_URLS = True
+PATH = "content"
+TIMEZONE = "UTC"
+DEFAULT_LANG = "en"
+PLUGINS = ["askdocs"]
+FEED_ALL_ATOM = "feeds/all.atom.xml"
+ASKDOCS = {"private_dir": %r, "progress": False}
+"""
+
+
+def test_pelican_site(tmp_path, model_info):
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "scheduler.md").write_text(textwrap.dedent("""\
+        Title: Tuning the scheduler
+        Date: 2026-03-04
+        Tags: ops
+
+        The gizmo scheduler runs batch jobs nightly at 02:00 UTC; set `GIZMO_WINDOW=4h` to widen it.
+        """))
+    (content / "oncall.md").write_text(textwrap.dedent("""\
+        Title: On-call secrets
+        Date: 2026-03-05
+        Tags: ops
+        askdocs_groups: staff
+
+        The break-glass phrase is PURPLE WALRUS and it must never leave the staff wiki.
+        """))
+    (content / "draft-ideas.md").write_text(textwrap.dedent("""\
+        Title: Ideas
+        Date: 2026-03-06
+        askdocs_exclude: true
+
+        Unindexed musings about ZEPHYR TOAST.
+        """))
+    private = tmp_path / "private"
+    (tmp_path / "pelicanconf.py").write_text(PELICAN_CONF % str(private))
+    result = subprocess.run([sys.executable, "-m", "pelican", "content", "-s", "pelicanconf.py",
+                             "-o", "output"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    output = tmp_path / "output"
+    assert files_containing(output, "PURPLE WALRUS") == []
+    assert files_containing(output, "On-call secrets") == []
+    shards = load_shards(output / "_askdocs")
+    urls = {p.url for p in shards.pages}
+    assert "/tuning-the-scheduler.html" in urls
+    assert not any("tag" in u or "categor" in u or u == "/" for u in urls)  # listings not indexed
+    assert files_containing(output / "_askdocs", "ZEPHYR TOAST") == []
+    private_shards = load_shards(private)
+    assert [p.url for p in private_shards.pages] == ["/on-call-secrets.html"]
+    page = (output / "tuning-the-scheduler.html").read_text()
+    assert "_askdocs/widget.js" in page
+    assert next(p for p in shards.pages if p.url == "/tuning-the-scheduler.html").lastmod == "2026-03-04"
