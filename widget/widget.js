@@ -941,6 +941,7 @@ textarea{font-size:16px}}
         view.clearNotice();
         view.noticeEl = noticeEl(kind, text, withRetry ? () => retry(turn) : null);
         body.after(view.noticeEl);
+        follow(view, false);
       },
       clearNotice() {
         if (view.noticeEl) view.noticeEl.remove();
@@ -974,23 +975,22 @@ textarea{font-size:16px}}
     }
     if (turn.mode === "extractive-fallback") into.append(noticeEl("info", t("fallbackMode")));
     const escalation = turn.escalation && resolve(turn.escalation.url);
-    if (escalation) {
-      const external = escalation.origin !== location.origin;
-      into.append(
-        h(
-          "a",
-          {
-            class: "esc",
-            "data-askdocs": "escalation",
-            href: escalation.href,
-            target: external ? "_blank" : null,
-            rel: external ? "noopener noreferrer" : null,
-          },
-          turn.escalation.text || t("support"),
-          icon("arrow")
-        )
+    const external = escalation && escalation.origin !== location.origin;
+    const escalate =
+      escalation &&
+      h(
+        "a",
+        {
+          class: "esc",
+          "data-askdocs": "escalation",
+          href: escalation.href,
+          target: external ? "_blank" : null,
+          rel: external ? "noopener noreferrer" : null,
+        },
+        turn.escalation.text || t("support"),
+        icon("arrow")
       );
-    }
+    let sources = null;
     const cites = (turn.citations || []).filter((c) => c && c.url);
     if (cites.length) {
       const list = h("ul");
@@ -1002,8 +1002,11 @@ textarea{font-size:16px}}
           : h("span", { class: "cite", "data-askdocs": "citation" }, label);
         list.append(h("li", null, item));
       }
-      into.append(h("div", { class: "src" }, h("p", { class: "lbl", text: t("sources") }), list));
+      sources = h("div", { class: "src" }, h("p", { class: "lbl", text: t("sources") }), list);
     }
+    // Offline, the search results are the answer: they come before the way out.
+    const parts = state === "offline" ? [sources, escalate] : [escalate, sources];
+    into.append(...parts.filter(Boolean));
     if (turn.content && state !== "offline") {
       const copyBtn = iconButton("copy", t("copy"), () => copyText(answerText(turn), copyBtn));
       const fb = h("span", { class: "fb", role: "status" });

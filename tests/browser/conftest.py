@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from fake_runtime import REPO, FakeRuntime
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -132,7 +131,8 @@ class Widget:
               const host = document.getElementById("askdocs-widget");
               if (document.activeElement !== host) return null;
               const el = host.shadowRoot.activeElement;
-              return el ? (el.dataset.askdocs || el.getAttribute("aria-label") || el.tagName) : null;
+              if (!el) return null;
+              return el.dataset.askdocs || el.getAttribute("aria-label") || el.tagName;
             }"""
         )
 

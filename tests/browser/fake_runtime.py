@@ -146,8 +146,9 @@ def done(
     )
 
 
-def answer(text: str, *, answer_id: str = "a-1", citations: list[dict] | None = None,
-           delay: float = 0.0) -> list[Step]:
+def answer(
+    text: str, *, answer_id: str = "a-1", citations: list[dict] | None = None, delay: float = 0.0
+) -> list[Step]:
     """A complete, ordinary answer stream: status events, tokens word by word, done."""
     words = [w + " " for w in text.split(" ")]
     words[-1] = words[-1].rstrip(" ")
@@ -208,7 +209,9 @@ def _search_docs(pages: list) -> tuple[list[dict], dict]:
 
 
 def node_lunr_available() -> bool:
-    return shutil.which("node") is not None and (NODE_DIR / "node_modules" / "lunr-languages").is_dir()
+    return (
+        shutil.which("node") is not None and (NODE_DIR / "node_modules" / "lunr-languages").is_dir()
+    )
 
 
 def _spanish_index(documents: list[dict]) -> dict:
@@ -275,7 +278,10 @@ PAGE_STYLE = """<style>
 body { font: 16px/1.6 system-ui, sans-serif; margin: 0; color: #222; }
 header { background: #37474f; color: #fff; padding: 14px 32px; font-weight: 600; }
 main { max-width: 760px; margin: 0 auto; padding: 24px 32px; }
-@media (prefers-color-scheme: dark) { body { background: #1e2129; color: #dde; } a { color: #9ab; } }
+@media (prefers-color-scheme: dark) {
+  body { background: #1e2129; color: #dde; }
+  a { color: #9ab; }
+}
 </style>"""
 
 
@@ -385,7 +391,9 @@ class FakeRuntime:
         return JSONResponse({"token": self.token})
 
     async def _widget(self, request: Request) -> Response:
-        return FileResponse(WIDGET_JS, media_type="text/javascript", headers={"Cache-Control": "no-store"})
+        return FileResponse(
+            WIDGET_JS, media_type="text/javascript", headers={"Cache-Control": "no-store"}
+        )
 
     async def _lunr_js(self, request: Request) -> Response:
         source = LUNR_FILES.get(request.path_params["name"])
@@ -406,7 +414,8 @@ class FakeRuntime:
         lang = "es" if path.startswith("/es/") else "en"
         base = SUBPATH if path.startswith(SUBPATH + "/") else ""
         attrs = "".join(
-            f' data-{name}="{html.escape(value, quote=True)}"' for name, value in self.script_attrs.items()
+            f' data-{name}="{html.escape(value, quote=True)}"'
+            for name, value in self.script_attrs.items()
         )
         titles = {url: title for url, title, _ in PAGES + PAGES_ES}
         title = titles.get(path, "Test docs")

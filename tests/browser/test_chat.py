@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import expect
-
 from fake_runtime import Comment, Event, Raw, Sleep, answer, done, status, tokens, tool
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -103,7 +102,10 @@ def test_unanswered_question_shows_text_and_escalation(widget, runtime):
 def test_escalation_to_another_site_opens_safely(widget, runtime):
     runtime.reply(
         *tokens(["Nothing found."]),
-        done(answered=False, escalation={"url": "https://help.example.com/new", "text": "Open a ticket"}),
+        done(
+            answered=False,
+            escalation={"url": "https://help.example.com/new", "text": "Open a ticket"},
+        ),
     )
     widget.goto()
     widget.ask("Who is the CEO?")
@@ -153,7 +155,9 @@ def test_history_survives_page_navigation(widget, runtime):
     widget.ask("How do I install it?")
     widget.wait_answer()
     widget.last_answer.locator('[data-askdocs="feedback-up"]').click()
-    expect(widget.last_answer.locator('[data-askdocs="feedback-up"]')).to_have_attribute("aria-pressed", "true")
+    expect(widget.last_answer.locator('[data-askdocs="feedback-up"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
 
     widget.goto("/configure/")
     expect(widget.panel).to_be_hidden()
@@ -161,7 +165,9 @@ def test_history_survives_page_navigation(widget, runtime):
     expect(widget.answers).to_have_count(1)
     expect(widget.last_answer).to_contain_text("Run pip install askdocs.")
     expect(widget.last_answer.locator('[data-askdocs="citation"]')).to_have_text("From: Install")
-    expect(widget.last_answer.locator('[data-askdocs="feedback-up"]')).to_have_attribute("aria-pressed", "true")
+    expect(widget.last_answer.locator('[data-askdocs="feedback-up"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
     expect(widget.page.locator(".user")).to_contain_text("How do I install it?")
 
     widget.ask("Does it work offline?")
@@ -209,7 +215,10 @@ def test_stop_button_aborts_the_stream(widget, runtime):
 
 
 def test_error_event_is_shown_with_retry(widget, runtime):
-    runtime.reply(status("searching"), Event("error", {"code": "index_unavailable", "message": "The index is reloading."}))
+    runtime.reply(
+        status("searching"),
+        Event("error", {"code": "index_unavailable", "message": "The index is reloading."}),
+    )
     runtime.reply(*answer("Here it is.", citations=INSTALL))
     widget.goto()
     widget.ask("Install?")
@@ -233,7 +242,9 @@ def test_mid_stream_drop_is_reported_with_retry(widget, runtime):
     widget.goto()
     widget.ask("Something?")
     widget.wait_answer()
-    expect(widget.last_answer).to_contain_text("The connection dropped before the answer was complete.")
+    expect(widget.last_answer).to_contain_text(
+        "The connection dropped before the answer was complete."
+    )
     expect(widget.last_answer).to_contain_text("Half an ans")
     widget.last_answer.get_by_role("button", name="Retry").click()
     widget.wait_answer()
@@ -282,15 +293,19 @@ def test_keep_alive_comments_count_as_life(widget, runtime):
 
 def test_sse_framing_crlf_multiline_and_split_chunks(widget, runtime):
     runtime.reply(
-        Raw(b": hello\r\n\r\nevent: status\r\ndata: {\"stage\": \"searching\"}\r\n\r\n"),
-        Raw(b"event: token\r\ndata: {\"text\":\r\ndata: \"Multi \"}\r"),
+        Raw(b': hello\r\n\r\nevent: status\r\ndata: {"stage": "searching"}\r\n\r\n'),
+        Raw(b'event: token\r\ndata: {"text":\r\ndata: "Multi "}\r'),
         Sleep(0.1),
         Raw(b"\n\r\nevent: tok"),
         Sleep(0.1),
-        Raw(b"en\ndata: {\"text\": \"line \\u00e9t\xc3"),
+        Raw(b'en\ndata: {"text": "line \\u00e9t\xc3'),
         Sleep(0.1),
-        Raw(b"\xa9 \"}\n\nevent: token\rdata: {\"text\": \"ok\"}\r\r"),
-        Raw(b"event: done\ndata: " + b'{"answer_id": "x", "answered": true, "mode": "llm", "citations": [], "escalation": null}'),
+        Raw(b'\xa9 "}\n\nevent: token\rdata: {"text": "ok"}\r\r'),
+        # The last event has no blank line after it before the stream ends.
+        Raw(
+            b'event: done\ndata: {"answer_id": "x", "answered": true, "mode": "llm", '
+            b'"citations": [], "escalation": null}'
+        ),
     )
     widget.goto()
     widget.ask("Framing?")
@@ -425,7 +440,9 @@ def test_unanswered_without_escalation_uses_support_url(widget, runtime):
 def test_site_published_under_a_sub_path(widget, runtime):
     from fake_runtime import Status
 
-    runtime.reply(*answer("Under docs.", citations=[{"url": "/install/#with-pip", "title": "Install"}]))
+    runtime.reply(
+        *answer("Under docs.", citations=[{"url": "/install/#with-pip", "title": "Install"}])
+    )
     widget.goto("/docs/guide/")
     widget.ask("Where?")
     widget.wait_answer()

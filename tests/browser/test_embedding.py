@@ -5,9 +5,8 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from playwright.sync_api import expect
-
 from fake_runtime import WIDGET_JS, answer
+from playwright.sync_api import expect
 
 MAX_GZIP_BYTES = 20 * 1024
 
@@ -41,7 +40,9 @@ def test_single_instance_survives_body_swaps_and_script_reruns(widget, runtime):
     expect(widget.last_answer).to_contain_text("Kept across navigation.")
 
     # A whole new <body> element.
-    page.evaluate("document.documentElement.replaceChild(document.createElement('body'), document.body)")
+    page.evaluate(
+        "document.documentElement.replaceChild(document.createElement('body'), document.body)"
+    )
     page.wait_for_function("document.getElementById('askdocs-widget')?.isConnected")
     assert page.evaluate("document.querySelectorAll('#askdocs-widget').length") == 1
     expect(widget.last_answer).to_contain_text("Kept across navigation.")
@@ -51,7 +52,9 @@ def test_single_instance_survives_body_swaps_and_script_reruns(widget, runtime):
 def test_material_document_observable_reattaches(widget, runtime):
     runtime.extra_head = """<script>
       window.__subscribers = [];
-      window.document$ = { subscribe(fn) { window.__subscribers.push(fn); return { unsubscribe() {} }; } };
+      window.document$ = {
+        subscribe(fn) { window.__subscribers.push(fn); return { unsubscribe() {} }; },
+      };
     </script>"""
     widget.goto()
     page = widget.page

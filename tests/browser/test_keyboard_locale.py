@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from fake_runtime import Sleep, answer, status
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -91,7 +90,10 @@ def test_spanish_page_gets_spanish_ui_and_locale(widget, runtime):
     runtime.reply(
         status("searching"),
         Sleep(0.5),
-        *answer("Ejecuta pip install askdocs.", citations=[{"url": "/es/instalar/", "title": "Instalación"}]),
+        *answer(
+            "Ejecuta pip install askdocs.",
+            citations=[{"url": "/es/instalar/", "title": "Instalación"}],
+        ),
     )
     widget.goto("/es/instalar/")
     expect(widget.launcher).to_have_attribute("aria-label", "Pregunta a la documentación")
@@ -102,7 +104,9 @@ def test_spanish_page_gets_spanish_ui_and_locale(widget, runtime):
     expect(widget.status).to_have_text("Buscando…")
     widget.wait_answer()
     assert runtime.chats[-1].body["locale"] == "es"
-    expect(widget.last_answer.locator('[data-askdocs="citation"]')).to_have_text("Fuente: Instalación")
+    expect(widget.last_answer.locator('[data-askdocs="citation"]')).to_have_text(
+        "Fuente: Instalación"
+    )
     expect(widget.last_answer.get_by_role("button", name="Copiar respuesta")).to_be_visible()
 
 

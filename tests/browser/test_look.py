@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from fake_runtime import Sleep, done, status, tokens, tool
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -67,7 +66,9 @@ def test_screenshot_conversation(widget, runtime, scheme):
 
 
 def test_screenshot_streaming_status(widget, runtime):
-    runtime.reply(status("searching"), tool("cat", path="/install/"), *tokens(["Install it with "]), Sleep(30))
+    runtime.reply(
+        status("searching"), tool("cat", path="/install/"), *tokens(["Install it with "]), Sleep(30)
+    )
     widget.goto(stall_ms="60000")
     widget.ask("How do I install?")
     expect(widget.status).to_have_text("Answering…")
@@ -79,7 +80,9 @@ def test_screenshot_streaming_status(widget, runtime):
 def test_phone_layout(browser, runtime):
     from conftest import Widget
 
-    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
+    )
     try:
         widget = Widget(context.new_page(), runtime)
         widget.goto()
@@ -115,3 +118,27 @@ def test_axe_finds_no_serious_violations(widget, runtime, axe_path, scheme):
     )
     serious = [v for v in result if v["impact"] in ("serious", "critical")]
     assert not serious, serious
+
+
+def test_screenshot_failure_states(widget, runtime):
+    from fake_runtime import Event, Status
+
+    widget.allow_console(r"status of 503")
+    runtime.reply(
+        *tokens(["Partial answer that was "]),
+        Event("error", {"code": "llm_failed", "message": "The model timed out."}),
+    )
+    runtime.reply(Status(503))
+    runtime.reply(status("searching"), Sleep(30))
+    widget.goto(stall_ms="300", support_url="/support/")
+    widget.ask("What breaks?")
+    widget.wait_answer()
+    widget.ask("install with pip")
+    widget.wait_answer()
+    widget.ask("Stalled?")
+    expect(widget.last_answer.get_by_text("stalled")).to_be_visible()
+    widget.screenshot("failure-states-light")
+    widget.page.emulate_media(color_scheme="dark")
+    widget.screenshot("failure-states-dark")
+    widget.hook("stop").click()
+    widget.wait_answer()

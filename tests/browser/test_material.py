@@ -7,7 +7,6 @@ import sys
 
 import pytest
 from playwright.sync_api import expect
-
 from real_site import free_port, require_askdocs, serve
 
 pytestmark = pytest.mark.browser

@@ -10,27 +10,41 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from playwright.sync_api import expect
-
 from fake_runtime import closed_port
+from playwright.sync_api import expect
 from real_site import ASKDOCS, require_askdocs, serve
 
 pytestmark = pytest.mark.browser
 
 PAGES = {
-    "index.html": ("en", "Foxdocs", "<h1 id='foxdocs'>Foxdocs</h1>"
-                   "<p>Foxdocs collects metrics from your servers with a small agent.</p>"),
-    "install/index.html": ("en", "Install", "<h1 id='install'>Install</h1>"
-                           "<p>Install the Foxdocs agent on Linux.</p>"
-                           "<h2 id='with-pip'>Install with pip</h2>"
-                           "<p>Run <code>pip install foxdocs-agent</code> in a virtual environment. "
-                           "The agent listens on port 7431.</p>"),
-    "support/index.html": ("en", "Contact support", "<h1 id='contact-support'>Contact support</h1>"
-                           "<p>Email support@foxdocs.dev for help.</p>"),
-    "es/instalar/index.html": ("es", "Instalar", "<h1 id='instalar'>Instalar</h1>"
-                               "<h2 id='con-pip'>Instalar con pip</h2>"
-                               "<p>Ejecuta <code>pip install foxdocs-agent</code> en un entorno "
-                               "virtual. El agente escucha en el puerto 7431.</p>"),
+    "index.html": (
+        "en",
+        "Foxdocs",
+        "<h1 id='foxdocs'>Foxdocs</h1>"
+        "<p>Foxdocs collects metrics from your servers with a small agent.</p>",
+    ),
+    "install/index.html": (
+        "en",
+        "Install",
+        "<h1 id='install'>Install</h1>"
+        "<p>Install the Foxdocs agent on Linux.</p>"
+        "<h2 id='with-pip'>Install with pip</h2>"
+        "<p>Run <code>pip install foxdocs-agent</code> in a virtual environment. "
+        "The agent listens on port 7431.</p>",
+    ),
+    "support/index.html": (
+        "en",
+        "Contact support",
+        "<h1 id='contact-support'>Contact support</h1><p>Email support@foxdocs.dev for help.</p>",
+    ),
+    "es/instalar/index.html": (
+        "es",
+        "Instalar",
+        "<h1 id='instalar'>Instalar</h1>"
+        "<h2 id='con-pip'>Instalar con pip</h2>"
+        "<p>Ejecuta <code>pip install foxdocs-agent</code> en un entorno "
+        "virtual. El agente escucha en el puerto 7431.</p>",
+    ),
 }
 
 
@@ -57,7 +71,9 @@ def served_site(tmp_path_factory):
     dead = f' data-endpoint="http://127.0.0.1:{closed_port()}/"'
     for rel, lang in (("offline/index.html", "en"), ("es/offline/index.html", "es")):
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
-        (site / rel).write_text(page_html(lang, "Offline", "<h1>Offline</h1>", dead), encoding="utf-8")
+        (site / rel).write_text(
+            page_html(lang, "Offline", "<h1>Offline</h1>", dead), encoding="utf-8"
+        )
     with serve(site) as url:
         yield url
 
@@ -99,7 +115,9 @@ def test_real_feedback_is_accepted(real):
     real.ask("Which port does the agent listen on?")
     real.wait_answer(timeout=30_000)
     real.last_answer.locator('[data-askdocs="feedback-down"]').click()
-    expect(real.last_answer.locator('[data-askdocs="feedback-down"]')).to_have_attribute("aria-pressed", "true")
+    expect(real.last_answer.locator('[data-askdocs="feedback-down"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
     expect(real.last_answer).to_contain_text("Thanks, your feedback was recorded.")
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from fake_runtime import done, tokens
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
