@@ -118,3 +118,17 @@ def test_strict_content_security_policy(widget, runtime):
     widget.ask("install with pip")
     widget.wait_answer()
     expect(widget.last_answer.locator('[data-askdocs="citation"]').first).to_be_visible()
+
+
+@pytest.mark.browser
+def test_blocking_script_in_head_and_a_second_tag(widget, runtime):
+    runtime.extra_head = '<script src="/_askdocs/widget.js"></script>'
+    runtime.reply(*answer("One widget."))
+    widget.goto()
+    page = widget.page
+    assert page.evaluate("document.querySelectorAll('script[src$=\"widget.js\"]').length") == 2
+    assert page.evaluate("document.querySelectorAll('#askdocs-widget').length") == 1
+    widget.ask("How many?")
+    widget.wait_answer()
+    expect(widget.answers).to_have_count(1)
+    assert len(runtime.chats) == 1
