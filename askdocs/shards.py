@@ -132,6 +132,7 @@ class Manifest:
     counts: dict[str, int]
     files: list[ShardFile]
     support_url: str | None = None
+    owner: str | None = None  # which site a private set belongs to (site_url|site folder name)
 
     def to_json(self) -> dict:
         return asdict(self)

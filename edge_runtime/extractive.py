@@ -3,7 +3,7 @@
 Evidence sections are cut into units (sentences, list items, table rows,
 whole code blocks); the units that carry the question's terms and exact
 identifiers are quoted verbatim, in document order, grouped by source, each
-group followed by its source ("From: Title › Section (/page/#anchor)"). Of
+group followed by its source as a link ("From: [Title › Section](/page/#anchor)"). Of
 two near-identical dated passages only the newest is quoted.
 """
 
@@ -142,7 +142,8 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
         if prose:
             lines.append(" ".join(prose))
         dated = f" — {source.lastmod}" if source.lastmod and source.kind != "faq" and _has_section_date(source) else ""
-        parts.append("\n\n".join(lines) + f"\n\n{phrase(locale, 'from')}: {source.label}{dated} ({source.url})")
+        label = source.label.replace("[", "(").replace("]", ")")
+        parts.append("\n\n".join(lines) + f"\n\n{phrase(locale, 'from')}: [{label}]({source.url}){dated}")
         cited.append(source)
     return "\n\n".join(parts), cited
 

@@ -30,11 +30,11 @@ log = logging.getLogger("askdocs.search")
 @dataclass(frozen=True)
 class RankWeights:
     rrf_k: int = 60
-    lexical: float = 1.0
-    dense: float = 1.0
-    title: float = 0.6
+    lexical: float = 1.3
+    dense: float = 1.6
+    title: float = 0.0
     exact: float = 1.0  # query identifiers (TFX-1042, --max-batch) found verbatim
-    heading: float = 0.5  # share of query terms in the title/heading path
+    heading: float = 0.0  # share of query terms in the title/heading path
     faq: float = 0.03
     listing: float = 0.5
     recency: float = 0.03

@@ -216,9 +216,10 @@ class IndexBuilder:
         support_url = support[0].url if support else None
         self._write(self.options.shard_dir, "public", sets["public"], vectors["public"], support_url)
         if restricted:
+            privacy.check_owner(private_dir, self.owner)
             self._write(private_dir, "private", sets["private"], vectors["private"], None)
         else:
-            privacy.remove_stale_private_set(private_dir, self.log)
+            privacy.remove_stale_private_set(private_dir, self.owner, self.log)
         privacy.protect(
             site_dir=self.options.site_dir,
             site_url=self.options.site_url,
@@ -236,6 +237,10 @@ class IndexBuilder:
         report.seconds = time.perf_counter() - started
         self.log.info(report.summary())
         return report
+
+    @property
+    def owner(self) -> str:
+        return f"{self.options.site_url}|{self.options.site_dir.name}"
 
     def _warn(self, message: str) -> None:
         self.report.warnings += 1
@@ -370,6 +375,7 @@ class IndexBuilder:
             counts={"pages": len(data.pages), "chunks": len(data.chunks), "faq": len(data.faqs)},
             files=sorted(writer.entries, key=lambda f: f.path),
             support_url=support_url,
+            owner=self.owner if visibility == "private" else None,
         )
         _check_target(folder)
         writer.publish(folder, manifest)

@@ -42,7 +42,23 @@ def check_private_dir(private_dir: Path, site_dir: Path) -> None:
             )
 
 
-def remove_stale_private_set(private_dir: Path, log: logging.Logger) -> None:
+def check_owner(private_dir: Path, owner: str) -> None:
+    """Two sites must not share one private folder (the second would overwrite the first)."""
+    if not (private_dir / MANIFEST).is_file():
+        return
+    try:
+        manifest = read_manifest(private_dir)
+    except Exception:
+        return
+    if manifest.owner not in (None, owner):
+        raise BuildError(
+            f"the private shard folder {private_dir} holds the restricted pages of another site "
+            f"({manifest.owner}); give each site its own folder with the `private_dir` plugin "
+            "option (or `askdocs build --private-dir`)"
+        )
+
+
+def remove_stale_private_set(private_dir: Path, owner: str, log: logging.Logger) -> None:
     """A site with no restricted pages keeps no private set from an earlier build."""
     if not (private_dir / MANIFEST).is_file():
         return
@@ -50,7 +66,7 @@ def remove_stale_private_set(private_dir: Path, log: logging.Logger) -> None:
         manifest = read_manifest(private_dir)
     except Exception:
         return
-    if manifest.visibility == "private":
+    if manifest.visibility == "private" and manifest.owner == owner:
         shutil.rmtree(private_dir)
         log.info("no restricted pages any more; removed the old private set %s",
                  private_dir)
