@@ -72,7 +72,12 @@ def _eval(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from askdocs.report import print_report
 
-    print_report(Path(args.log), top=args.top)
+    pages = None
+    if args.site:
+        from askdocs.shards import load_shards
+
+        pages = [p.url for p in load_shards(Path(args.site) / "_askdocs").pages]
+    print_report(Path(args.log), top=args.top, known_pages=pages)
     return 0
 
 
@@ -131,12 +136,12 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--baseline", action="store_true",
                           help="also score plain lunr.py over MkDocs' search_index.json")
     evaluate.add_argument("--json", help="write per-question results here")
-    evaluate.add_argument("--k", type=int, default=10)
     evaluate.set_defaults(func=_eval)
 
     report = sub.add_parser("report", help="docs gaps from the answer log")
     report.add_argument("log")
     report.add_argument("--top", type=int, default=10)
+    report.add_argument("--site", help="built site: list its pages that were never cited")
     report.set_defaults(func=_report)
     return root
 

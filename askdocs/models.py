@@ -84,6 +84,12 @@ def _minilm_from_pypi() -> Path:
     return Path(MODEL_DIR)
 
 
+def _multilingual_e5_small() -> Path:
+    from askdocs.model_sources import multilingual_e5_small  # lazy: it imports this module
+
+    return multilingual_e5_small()
+
+
 KNOWN_MODELS: dict[str, ModelSpec] = {
     DEFAULT_MODEL: ModelSpec(id=DEFAULT_MODEL, max_tokens=256, offline_source=_minilm_from_pypi),
     "intfloat/multilingual-e5-small": ModelSpec(
@@ -91,6 +97,7 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
         max_tokens=512,
         query_prefix="query: ",
         passage_prefix="passage: ",
+        offline_source=_multilingual_e5_small,
     ),
 }
 ALIASES = {"default": DEFAULT_MODEL, "all-MiniLM-L6-v2": DEFAULT_MODEL}

@@ -137,3 +137,27 @@ def example_server(example_site) -> Server:
 
 def node_available() -> bool:
     return shutil.which("node") is not None and (NODE_DIR / "node_modules" / "lunr").is_dir()
+
+
+@pytest.fixture(scope="session")
+def example_corpus(example_site):
+    """The example index loaded in-process (public + private sets), with its query embedder."""
+    from askdocs.edge_runtime.corpus import load_corpus
+    from askdocs.edge_runtime.embedding import QueryEmbedder
+
+    corpus, embedder = load_corpus(str(example_site.shard_dir), str(example_site.private_dir))
+    return corpus, QueryEmbedder(embedder)
+
+
+@pytest.fixture(scope="session")
+def public_scope(example_corpus):
+    from askdocs.edge_runtime.scope import Reader, make_scope
+
+    return make_scope(example_corpus[0], Reader.public())
+
+
+@pytest.fixture(scope="session")
+def staff_scope(example_corpus):
+    from askdocs.edge_runtime.scope import Reader, make_scope
+
+    return make_scope(example_corpus[0], Reader("ana", frozenset({"staff"})))
