@@ -37,9 +37,7 @@ class Embedder:
         self._tokenizer = Tokenizer.from_file(str(info.tokenizer_path))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=info.max_tokens)
-        self._counter = Tokenizer.from_file(str(info.tokenizer_path))
-        self._counter.no_padding()
-        self._counter.no_truncation()
+        self._counter: Tokenizer | None = None  # build side only: loaded on first count
 
     @property
     def dim(self) -> int:
@@ -49,6 +47,10 @@ class Embedder:
         """Model tokens of each text, special tokens excluded, without truncation."""
         if not texts:
             return []
+        if self._counter is None:
+            self._counter = Tokenizer.from_file(str(self.info.tokenizer_path))
+            self._counter.no_padding()
+            self._counter.no_truncation()
         encodings = self._counter.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
 

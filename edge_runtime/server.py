@@ -25,6 +25,7 @@ def settings_for(site_dir: str | None, index: str | None, private: str | None,
         overrides["site_dir"] = root
     if not index:
         raise SystemExit("askdocs serve: give a built SITE_DIR or --index DIR_OR_URL")
+    overrides = {k: v for k, v in overrides.items() if v is not None}
     return Settings.from_env(index=index, private=private, **overrides)
 
 

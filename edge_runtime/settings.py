@@ -121,7 +121,7 @@ class Settings:
                 timeout=_number(env, "ASKDOCS_LLM_TIMEOUT") if env.get("ASKDOCS_LLM_TIMEOUT") else 60.0,
                 daily_token_budget=int(budget) if budget else None,
             )
-        values.update({k: v for k, v in overrides.items() if v is not None})
+        values.update(overrides)
         names = {f.name for f in fields(cls)}
         bad = set(values) - names
         if bad:
