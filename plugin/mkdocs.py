@@ -21,7 +21,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.pages import Page
 
 from askdocs.errors import AskdocsError
-from askdocs.models import DEFAULT_MODEL
+from askdocs.models import AUTO
 from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
 from askdocs.plugin.chunking import ChunkSettings
 from askdocs.plugin.tags import inject_head, inject_widget
@@ -30,7 +30,7 @@ log = get_plugin_logger(__name__)
 
 
 class AskdocsConfig(base.Config):
-    model = c.Type(str, default=DEFAULT_MODEL)
+    model = c.Type(str, default=AUTO)
     private_dir = c.Optional(c.Type(str))
     keep_restricted_html = c.Type(bool, default=False)
     bundle_model = c.Type(bool, default=False)
@@ -100,7 +100,6 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
         )
         try:
             self._builder = IndexBuilder(options, embedder=self._embedder, logger=log)
-            self._embedder = self._builder.embedder
             self._builder.remember_previous()
         except AskdocsError as exc:
             raise PluginError(f"askdocs: {exc}") from exc
@@ -133,6 +132,7 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
             builder.build()
         except AskdocsError as exc:
             raise PluginError(f"askdocs: {exc}") from exc
+        self._embedder = builder.loaded_embedder
 
 
 def _theme_locale(config: MkDocsConfig) -> str:

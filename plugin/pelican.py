@@ -15,14 +15,14 @@ from pathlib import Path
 from pelican import signals
 
 from askdocs.errors import AskdocsError
-from askdocs.models import DEFAULT_MODEL
+from askdocs.models import AUTO
 from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
 from askdocs.plugin.tags import inject_head, inject_widget
 
 log = logging.getLogger("askdocs.pelican")
 
 OPTIONS = {
-    "model": DEFAULT_MODEL,
+    "model": AUTO,
     "private_dir": None,
     "keep_restricted_html": False,
     "bundle_model": False,

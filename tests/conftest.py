@@ -23,15 +23,30 @@ RESTRICTED_PHRASES = ["BLUE HERON", "marigold-anvil-42", "ingest-gw-07.tfx-prod.
 EXCLUDED_PHRASE = "Starling Quay"
 
 
-@pytest.fixture(scope="session")
-def model_info():
+def _prepared(name: str):
     from askdocs.errors import ModelNotFound
     from askdocs.models import locate, prepare
 
     try:
-        return locate()
+        return locate(name)
     except ModelNotFound:
-        return prepare()
+        return prepare(name)
+
+
+@pytest.fixture(scope="session")
+def model_info():
+    """The English default model (English-only sites)."""
+    from askdocs.models import DEFAULT_MODEL
+
+    return _prepared(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="session")
+def multilingual_info(model_info):
+    """The multilingual default (sites with non-English pages, like site_example)."""
+    from askdocs.models import MULTILINGUAL_MODEL
+
+    return _prepared(MULTILINGUAL_MODEL)
 
 
 @dataclass
@@ -75,7 +90,7 @@ def build_example(workdir: Path, **kwargs) -> BuiltSite:
 
 
 @pytest.fixture(scope="session")
-def example_site(tmp_path_factory, model_info) -> BuiltSite:
+def example_site(tmp_path_factory, multilingual_info) -> BuiltSite:
     """site_example built once with the default (mkdocs) theme, both locales."""
     return build_example(tmp_path_factory.mktemp("example"),
                          env={"SOURCE_DATE_EPOCH": "1767225600"})

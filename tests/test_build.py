@@ -54,11 +54,13 @@ def askdocs(*args: str, env: dict | None = None, check: bool = True) -> subproce
     return result
 
 
-def test_manifest_describes_the_shards(example_site, model_info):
+def test_manifest_describes_the_shards(example_site, multilingual_info):
     manifest = read_manifest(example_site.shard_dir)
     assert manifest.format_version == FORMAT_VERSION
     assert manifest.visibility == "public"
-    assert manifest.model["id"] == model_info.id and manifest.model["sha256"] == model_info.sha256
+    # `auto`: a site with Spanish pages gets the multilingual model.
+    assert manifest.model["id"] == multilingual_info.id == "intfloat/multilingual-e5-small"
+    assert manifest.model["sha256"] == multilingual_info.sha256
     assert manifest.model["dim"] == 384 and manifest.embeddings["dtype"] == "int8"
     assert manifest.default_locale == "en" and manifest.locales == ["en", "es"]
     assert manifest.site_url == "http://127.0.0.1:8000/"
@@ -97,10 +99,16 @@ def test_pages_locales_listing_faq_and_dates(example_site):
     # The tree lists every page with locale and visibility.
     assert shards.tree["/es/faq/"]["locale"] == "es"
     assert shards.tree["/faq/"]["visibility"] == "public"
-    # Chunks keep anchors and heading paths.
-    webhooks = [c for c in shards.chunks if shards.pages[c.page].url == "/guides/webhooks/"]
-    assert {"payload", "retries", "verify-the-signature"} <= {c.anchor for c in webhooks}
-    assert all(c.headings for c in webhooks if c.anchor != "webhooks")
+    # Chunks keep anchors and heading paths; together they cover every section.
+    page_index = next(i for i, p in enumerate(shards.pages) if p.url == "/guides/webhooks/")
+    page = shards.pages[page_index]
+    webhooks = [c for c in shards.chunks if c.page == page_index and c.kind == "section"]
+    anchors = {h.anchor for h in page.headings}
+    assert {c.anchor for c in webhooks} <= anchors | {""}
+    covered = "".join(page.content[c.start:c.end] for c in webhooks)
+    for heading in page.headings:
+        assert heading.text in covered
+    assert all(c.headings for c in webhooks if c.anchor not in ("", "webhooks"))
 
 
 def test_restricted_content_never_reaches_the_public_site(example_site):
@@ -146,7 +154,7 @@ def test_builds_are_byte_identical(tmp_path, example_site):
             assert (folder_a / name).read_bytes() == (folder_b / name).read_bytes(), name
 
 
-def test_incremental_build_reuses_unchanged_vectors(tmp_path, model_info):
+def test_incremental_build_reuses_unchanged_vectors(tmp_path, multilingual_info):
     docs = tmp_path / "docs"
     shutil.copytree(SITE_EXAMPLE / "docs", docs)
     work = tmp_path / "work"
@@ -191,6 +199,7 @@ def test_askdocs_build_over_plugin_output_agrees(tmp_path, example_site):
 
 
 def test_plain_html_site_and_bad_input(tmp_path, model_info):
+    """An English-only site: `auto` picks the English model."""
     site = tmp_path / "plain"
     (site / "guide").mkdir(parents=True)
     (site / "index.html").write_text(
@@ -199,16 +208,19 @@ def test_plain_html_site_and_bad_input(tmp_path, model_info):
     (site / "guide" / "index.html").write_bytes(
         b"<html><body><main><h1>Guide</h1><p>Broken <b>markup <p>caf\xe9 latte<div>")
     (site / "empty.html").write_text("")
-    (site / "huge.html").write_text("<html><body><main><h1>Huge</h1>"
-                                    + "<p>gizmo " + "lorem ipsum dolor " * 300_000 + "</p></main></body></html>")
+    markup = "<div class='x'><span style='color: red'>" * 2000 + "</span></div>" * 2000
+    (site / "huge.html").write_text("<html><head><style>" + ".c{color:red}" * 300_000 + "</style></head>"
+                                    "<body><main><h1>Huge</h1>" + markup * 40
+                                    + "<p>gizmo " + "lorem ipsum dolor " * 700 + "</p></main></body></html>")
+    assert (site / "huge.html").stat().st_size > 5_000_000
     (site / "nomain.html").write_text("<html><body><div>menu</div></body></html>")
     (site / "404.html").write_text("<html><body><main><h1>Not found</h1></main></body></html>")
     result = askdocs("build", str(site), "-q")
     log = result.stdout + result.stderr
     assert "guide" in log and "not valid utf-8" in log.lower()
     assert "empty.html" in log
-    assert "huge.html" in log
     shards = load_shards(site / "_askdocs")
+    assert shards.manifest.model["id"] == model_info.id
     urls = {p.url for p in shards.pages}
     assert {"/", "/guide/", "/huge.html"} <= urls and "/404.html" not in urls
     assert not (tmp_path / "askdocs-private").exists()  # no restricted pages, no private set
@@ -249,7 +261,7 @@ def _example_plugins() -> list:
 @pytest.mark.slow
 @pytest.mark.parametrize("theme", [{"name": "readthedocs"},
                                    {"name": "material", "features": ["navigation.instant"]}])
-def test_other_themes(tmp_path, theme, model_info):
+def test_other_themes(tmp_path, theme, multilingual_info):
     built = build_example(tmp_path, theme=theme)
     shards = load_shards(built.shard_dir)
     install = next(p for p in shards.pages if p.url == "/install/")
