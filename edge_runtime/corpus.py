@@ -46,16 +46,22 @@ class LoadedSet:
     _sections: dict[int, list] = field(default_factory=dict, repr=False)
 
     def sections(self, page_index: int) -> list[tuple[int, str, str]]:
-        """(offset in the page text, anchor, heading) of each heading line, cached."""
+        """(offset in the page text, anchor, heading path "A › B") of each heading, cached.
+        The path leaves out the page title (h1)."""
         found = self._sections.get(page_index)
         if found is None:
             page = self.pages[page_index]
             found, cursor = [], 0
+            stack: list[tuple[int, str]] = []
             for heading in page.headings:
                 line = "#" * heading.level + " " + heading.text
                 at = page.content.find(line, cursor)
+                stack = [(lvl, txt) for lvl, txt in stack if lvl < heading.level]
+                if heading.level > 1:
+                    stack.append((heading.level, heading.text))
                 if at >= 0:
-                    found.append((at, heading.anchor, heading.text))
+                    path = " › ".join(txt for _, txt in stack) or heading.text
+                    found.append((at, heading.anchor, path))
                     cursor = at + len(line)
             self._sections[page_index] = found
         return found
@@ -87,6 +93,19 @@ class Corpus:
     version: str
     locales: list[str]
     sources: list[str] = field(default_factory=list)
+    _vocabularies: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    def vocabulary(self, locale: str) -> frozenset[str]:
+        """Every index term of a locale, across shard sets (cached)."""
+        found = self._vocabularies.get(locale)
+        if found is None:
+            terms: set[str] = set()
+            for loaded in self.sets:
+                index = loaded.lunr.get(locale)
+                if index is not None:
+                    terms.update(index.inverted_index)
+            found = self._vocabularies[locale] = frozenset(terms)
+        return found
 
     @property
     def default_locale(self) -> str:

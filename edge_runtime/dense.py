@@ -42,12 +42,20 @@ class DenseMatrix:
         return out * self._inverse_norms
 
     def top(self, query: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
+        return self.search(query, k, mask)[0]
+
+    def search(self, query: np.ndarray, k: int, mask: np.ndarray | None = None
+               ) -> tuple[list[tuple[int, float]], tuple[int, float, float]]:
+        """Top k (row, cosine) and the moments (n, sum, sum of squares) of all allowed scores,
+        which tell how far the best match stands out from the rest."""
         if self.rows == 0 or k <= 0:
-            return []
+            return [], (0, 0.0, 0.0)
         scores = self.scores(query)
+        allowed = scores if mask is None else scores[mask]
+        moments = (len(allowed), float(allowed.sum()), float(np.square(allowed).sum()))
         if mask is not None:
             scores = np.where(mask, scores, -np.inf)
         k = min(k, self.rows)
         idx = np.argpartition(-scores, k - 1)[:k]
         idx = idx[np.argsort(-scores[idx], kind="stable")]
-        return [(int(i), float(scores[i])) for i in idx if np.isfinite(scores[i])]
+        return [(int(i), float(scores[i])) for i in idx if np.isfinite(scores[i])], moments

@@ -8,6 +8,7 @@ docs hold an answer at all.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -204,7 +205,8 @@ def investigate(fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages:
             break
 
     ordered = sorted(collector.items, key=lambda e: -e.score)
-    confidence, signals = assess(outcome, ordered, terms, identifiers, locale)
+    confidence, signals = assess(outcome, ordered, terms, identifiers, locale,
+                                 corpus.vocabulary(locale), question)
     checked = []
     for evidence in ordered[:4]:
         if evidence.label not in checked:
@@ -223,32 +225,70 @@ def _stems(locale: str, text: str) -> set[str]:
     return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
 
 
-def assess(outcome: SearchOutcome, evidence: list[Evidence], terms: set[str],
-           identifiers: list[str], locale: str) -> tuple[float, dict]:
-    """Confidence in [0, 1] that the evidence answers the question."""
-    if not evidence or not outcome.hits:
-        return 0.0, {"reason": "no candidates"}
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """Logistic regression over retrieval features, fitted on the dev question sets
+    (`scripts/fit_confidence.py`): P(the evidence answers the question)."""
+
+    bias: float
+    weights: dict[str, float]
+
+    def predict(self, features: dict[str, float]) -> float:
+        z = self.bias + sum(w * features.get(name, 0.0) for name, w in self.weights.items())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+# Fitted by scripts/fit_confidence.py on evals/ (173 questions, both models, en + es).
+CONFIDENCE = ConfidenceModel(
+    bias=-1.406,
+    weights={"coverage": 0.849, "dense_z": 0.617, "lexical_frac": 0.667, "agreement": 0.749,
+             "unknown_frac": -0.303, "unknown_entity": -0.794, "ident_missing": -0.33,
+             "ident_found": 0.106, "faq": -0.063},
+)
+_ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")
+
+
+def features(outcome: SearchOutcome, evidence: list[Evidence], terms: set[str],
+             identifiers: list[str], locale: str, vocabulary: frozenset[str] | None,
+             question: str) -> dict[str, float]:
+    """The signals confidence is computed from (all in roughly [0, 1] or z units)."""
     evidence_terms = _stems(locale, " ".join(e.text + " " + e.heading for e in evidence[:4]))
     coverage = len(terms & evidence_terms) / len(terms) if terms else 0.5
     dense_top = max((h.dense_score for h in outcome.hits[:5]), default=0.0)
-    title_top = max((h.title_score for h in outcome.hits[:5]), default=0.0)
-    lexical_pages = {h.ref for h in outcome.hits[:5] if h.lexical_rank is not None and h.lexical_rank < 3}
-    dense_pages = {h.ref for h in outcome.hits[:5] if h.dense_rank is not None and h.dense_rank < 3}
-    agreement = 1.0 if lexical_pages & dense_pages else 0.0
-    dense_norm = min(1.0, max(0.0, (dense_top - 0.25) / 0.4))
-    faq = 1.0 if evidence[0].kind == "faq" and dense_top >= 0.6 else 0.0
-    confidence = 0.5 * coverage + 0.35 * dense_norm + 0.1 * agreement + 0.05 * faq
+    mean, std = outcome.dense_stats or (0.0, 0.0)
+    dense_z = (dense_top - mean) / std if std > 1e-6 else 0.0
+    best_lexical = next((h for h in outcome.hits if h.lexical_rank == 0), None)
+    matched = set(best_lexical.matched) if best_lexical else set()
+    lexical_frac = len(terms & matched) / len(terms) if terms else 0.0
+    lexical_refs = {h.ref for h in outcome.hits[:5] if h.lexical_rank is not None and h.lexical_rank < 3}
+    dense_refs = {h.ref for h in outcome.hits[:5] if h.dense_rank is not None and h.dense_rank < 3}
+    unknown = {t for t in terms if vocabulary is not None and t not in vocabulary}
+    entities = {t for word in _ENTITY.findall(question) for t in lexical.stem_terms(locale, word)}
     found = [t for t in identifiers if any(t in e.text.lower() for e in evidence)]
-    if identifiers and not found:
-        confidence = min(confidence, 0.3)
-    elif identifiers:
-        confidence = max(confidence, 0.4 + 0.4 * len(found) / len(identifiers))
-    if "dense" not in outcome.retrievers:
-        confidence *= 0.9
-    signals = {
-        "coverage": round(coverage, 3), "dense_top": round(dense_top, 3),
-        "title_top": round(title_top, 3), "agreement": agreement, "faq": faq,
-        "identifiers": identifiers, "identifiers_found": found,
-        "missing_terms": sorted(terms - evidence_terms),
+    return {
+        "coverage": coverage,
+        "dense_top": dense_top,
+        "dense_z": dense_z / 4.0,
+        "lexical_frac": lexical_frac,
+        "agreement": 1.0 if lexical_refs & dense_refs else 0.0,
+        "unknown_frac": len(unknown) / len(terms) if terms else 0.0,
+        "unknown_entity": 1.0 if unknown & entities else 0.0,
+        "ident_missing": 1.0 if identifiers and not found else 0.0,
+        "ident_found": len(found) / len(identifiers) if identifiers else 0.0,
+        "faq": 1.0 if evidence and evidence[0].kind == "faq" else 0.0,
+        "dense_live": 1.0 if "dense" in outcome.retrievers else 0.0,
     }
-    return round(min(1.0, confidence), 4), signals
+
+
+def assess(outcome: SearchOutcome, evidence: list[Evidence], terms: set[str],
+           identifiers: list[str], locale: str, vocabulary: frozenset[str] | None = None,
+           question: str = "", model: ConfidenceModel = CONFIDENCE) -> tuple[float, dict]:
+    """Confidence in [0, 1] that the evidence answers the question, and why."""
+    if not evidence or not outcome.hits:
+        return 0.0, {"reason": "no candidates"}
+    signals = features(outcome, evidence, terms, identifiers, locale, vocabulary, question)
+    confidence = model.predict(signals)
+    evidence_terms = _stems(locale, " ".join(e.text + " " + e.heading for e in evidence[:4]))
+    signals = {k: round(v, 4) for k, v in signals.items()}
+    signals["missing_terms"] = sorted(terms - evidence_terms)
+    return round(confidence, 4), signals

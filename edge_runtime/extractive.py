@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from askdocs import lexical
@@ -25,8 +26,11 @@ _PROCEDURAL = re.compile(
     r"cómo|como|comando|instalar|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
     re.I,
 )
+_POINTER = re.compile(r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I)
 MAX_PROSE_WORDS = 140
 MAX_CODE_LINES = 24
+MAX_UNITS = 60
+DENSE_WEIGHT = 1.2
 
 
 @dataclass
@@ -92,13 +96,19 @@ def _terms(locale: str, text: str) -> set[str]:
 
 
 def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set[str],
-            identifiers: list[str]) -> tuple[str, list[Evidence]]:
-    """The answer text and the evidence it quotes (its citations)."""
+            identifiers: list[str],
+            relevance: Callable[[list[str]], list[float]] | None = None) -> tuple[str, list[Evidence]]:
+    """The answer text and the evidence it quotes (its citations).
+
+    `relevance` (optional) gives each unit's semantic similarity to the question
+    (the dense model); units are scored by it together with term overlap.
+    """
     if not evidence:
         return "", []
     procedural = bool(_PROCEDURAL.search(question))
     pool = evidence[:5]
-    units = [u for i, e in enumerate(pool) for u in _units(i, e)]
+    units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
+    dense = _standardized(relevance([u.text[:400] for u in units])) if relevance and units else None
     frequency: dict[str, int] = {}
     unit_terms = []
     for unit in units:
@@ -106,22 +116,27 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
         unit_terms.append(terms)
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
-    for unit, terms in zip(units, unit_terms, strict=True):
+    for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
         score = sum(1.0 / math.sqrt(frequency[t]) for t in matched)
+        if dense is not None:
+            score += DENSE_WEIGHT * dense[position]
         lowered = unit.text.lower()
         score += sum(2.5 for token in identifiers if token in lowered)
         if unit.kind == "code":
             score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
         if source.kind == "faq":
             score += 0.8
+        if _POINTER.match(unit.text):
+            score *= 0.5  # "See X for more" points elsewhere; the target says it better
         score *= 0.55 + 0.45 * source.score
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
     chosen = _choose(units, unit_terms, pool)
     if not chosen:
         chosen = [u for u in units if u.evidence == 0][:2]
+    chosen = _drop_redundant_sources(chosen, units, unit_terms, key_terms, identifiers)
     groups: dict[int, list[Unit]] = {}
     for unit in sorted(chosen, key=lambda u: (u.evidence, u.order)):
         groups.setdefault(unit.evidence, []).append(unit)
@@ -180,6 +195,37 @@ def _choose(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence])
         chosen.append(unit)
         sources.add(unit.evidence)
     return chosen
+
+
+def _standardized(values: list[float]) -> list[float]:
+    if not values:
+        return []
+    mean = sum(values) / len(values)
+    spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5 or 1.0
+    return [max(-1.0, (v - mean) / spread) for v in values]
+
+
+def _drop_redundant_sources(chosen: list[Unit], units: list[Unit], unit_terms: list[set[str]],
+                            key_terms: set[str], identifiers: list[str]) -> list[Unit]:
+    """A second source is quoted only when it adds what the first lacks (two-page answers)."""
+    if not chosen:
+        return chosen
+    primary = max(chosen, key=lambda u: u.score).evidence
+    index = {id(u): i for i, u in enumerate(units)}
+
+    def covers(group: list[Unit]) -> set[str]:
+        found: set[str] = set()
+        for unit in group:
+            found |= unit_terms[index[id(unit)]] & key_terms
+            found |= {t for t in identifiers if t in unit.text.lower()}
+        return found
+
+    first = [u for u in chosen if u.evidence == primary]
+    covered = covers(first)
+    best = max(u.score for u in chosen)
+    extra = [u for u in chosen if u.evidence != primary
+             and u.score >= 0.6 * best and covers([u]) - covered]
+    return first + extra
 
 
 def _superseded(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence]) -> set[int]:

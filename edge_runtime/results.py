@@ -28,7 +28,7 @@ def locate_in_chunk(corpus: Corpus, ref: ChunkRef, query: str, locale: str,
     if not inside:
         return default
     bounds = [chunk.start] + [o for o, _, _ in inside] + [chunk.end]
-    labels = [default] + [(a, h) for _, a, h in inside]
+    labels = [default] + [(a, h.split(" › ")[-1]) for _, a, h in inside]
     if inside[0][0] == chunk.start:
         bounds, labels = bounds[1:], labels[1:]
     segments = [(page.content[bounds[i]: bounds[i + 1]], labels[i]) for i in range(len(labels))]

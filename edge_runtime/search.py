@@ -37,6 +37,7 @@ class RankWeights:
     heading: float = 0.0  # share of query terms in the title/heading path
     faq: float = 0.03
     listing: float = 0.5
+    changelog: float = 0.7  # unless the question is about versions or changes
     recency: float = 0.03
     near_duplicate: float = 0.8  # chunk cosine above which dated passages compete
     candidates: int = 60
@@ -67,6 +68,7 @@ class SearchOutcome:
     errors: dict[str, str] = field(default_factory=dict)
     terms: set[str] = field(default_factory=set)
     took_ms: float = 0.0
+    dense_stats: tuple[float, float] | None = None  # mean and std of all allowed cosines
 
     @property
     def locale_fallback(self) -> bool:
@@ -116,7 +118,7 @@ def hybrid_search(
     else:
         try:
             query_vector = embedder.vector(text)
-            dense = _dense(scope, query_vector, loc, weights.candidates)
+            dense, outcome.dense_stats = _dense(scope, query_vector, loc, weights.candidates)
             for rank, (ref, score) in enumerate(dense):
                 hit = candidates.setdefault(ref, Hit(ref, 0.0))
                 hit.dense_rank, hit.dense_score = rank, score
@@ -127,8 +129,11 @@ def hybrid_search(
             outcome.errors["dense"] = f"{type(exc).__name__}: {exc}"
 
     kk = weights.rrf_k
+    temporal = bool(TEMPORAL.search(text))
     exact_tokens = identifier_tokens(text)
-    exact_rank = _rank_by(candidates, lambda ref: _exact_count(corpus, ref, exact_tokens))
+    # Changelogs name every identifier ever touched: on ties, the page that explains it wins.
+    exact_rank = _rank_by(candidates, lambda ref: _exact_count(corpus, ref, exact_tokens) - (
+        0.5 if corpus.chunk_page(ref).kind == "changelog" and not temporal else 0.0))
     heading_rank = _rank_by(
         candidates,
         lambda ref: len(outcome.terms & corpus.sets[ref.set].heading_terms(ref.index, loc)),
@@ -155,6 +160,8 @@ def hybrid_search(
             score *= 1 + weights.faq
         if page.kind == "listing":
             score *= weights.listing
+        elif page.kind == "changelog" and not temporal:
+            score *= weights.changelog
         if chunk.lastmod and newest and oldest and newest > oldest:
             age = (newest - _parse(chunk.lastmod)).days / (newest - oldest).days
             score *= 1 + weights.recency * (1 - age)
@@ -170,6 +177,11 @@ def hybrid_search(
     return outcome
 
 
+TEMPORAL = re.compile(
+    r"\b(when|which version|what version|since|until|changed?|changelog|deprecat\w*|removed?|"
+    r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
+    r"cu[aá]ndo|qu[eé] versi[oó]n|desde|cambi\w*|obsolet\w*|elimin\w*|nuev\w*|"
+    r"actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b", re.I)
 _IDENTIFIER = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.:/-]*(?:\d|_|[a-z][A-Z]|\w[.\-/:]\w)[\w.:/-]*)")
 
 
@@ -214,14 +226,19 @@ def _lexical(scope: Scope, text: str, locale: str, limit: int):
 
 def _dense(scope: Scope, query: np.ndarray, locale: str, limit: int):
     found = []
+    n, total, squares = 0, 0.0, 0.0
     for set_index, loaded in enumerate(scope.corpus.sets):
         mask = scope.chunk_mask(set_index, locale)
         if not mask.any():
             continue
-        for position, score in loaded.dense.top(query, limit, mask):
+        hits, (count, part_sum, part_squares) = loaded.dense.search(query, limit, mask)
+        n, total, squares = n + count, total + part_sum, squares + part_squares
+        for position, score in hits:
             found.append((ChunkRef(set_index, position), score))
     found.sort(key=lambda item: (-item[1], item[0].set, item[0].index))
-    return found[:limit]
+    mean = total / n if n else 0.0
+    std = max(squares / n - mean * mean, 0.0) ** 0.5 if n else 0.0
+    return found[:limit], (mean, std)
 
 
 def _titles(scope: Scope, query: np.ndarray, locale: str) -> dict[tuple[int, int], tuple[int, float]]:

@@ -215,6 +215,7 @@ class IndexBuilder:
             )
         self._choose_embedder({p.page.locale for p in prepared})
         _mark_listings([p.page for p in prepared])
+        _mark_changelogs([p.page for p in prepared])
         dates = page_dates(self.options.site_dir, self.options.site_url)
         for item in prepared:
             if item.page.lastmod is None and item.page.url in dates:
@@ -497,6 +498,18 @@ def _mark_listings(pages: list[ExtractedPage]) -> None:
         sources = {o for g in shared for o in owners[g]} - {page.url}
         if len(shared) / len(grams) >= 0.5 and len(sources) >= 2:
             page.kind = "listing"
+
+
+_CHANGELOG = re.compile(
+    r"\b(change ?log|changes|release notes?|what'?s new|history of changes|novedades|"
+    r"notas de (la )?versi[oó]n|historial de cambios|registro de cambios)\b", re.I)
+
+
+def _mark_changelogs(pages: list[ExtractedPage]) -> None:
+    """Changelogs mention every identifier ever touched; search weighs them apart."""
+    for page in pages:
+        if page.kind == "page" and _CHANGELOG.search(page.title):
+            page.kind = "changelog"
 
 
 class _progress:
