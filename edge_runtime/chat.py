@@ -28,7 +28,7 @@ from askdocs.edge_runtime.conversation import (
 )
 from askdocs.edge_runtime.errors import ApiError
 from askdocs.edge_runtime.events import StreamEvent
-from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate
+from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate, key_terms
 from askdocs.edge_runtime.extractive import compose, refusal
 from askdocs.edge_runtime.fs import DocsFS
 from askdocs.edge_runtime.i18n import phrase
@@ -223,8 +223,9 @@ class ChatService:
                     support: dict, extra: dict, mode: str = "extractive",
                     embedder=None, query: str | None = None) -> Answer:
         relevance = _relevance(embedder, query or request.message) if embedder else None
+        focus = key_terms(locale, request.message) if query and query != request.message else None
         text, cited = compose(request.message, investigation.evidence, locale,
-                              investigation.key_terms, investigation.identifiers, relevance)
+                              investigation.key_terms, investigation.identifiers, relevance, focus)
         if not text:
             return Answer(refusal(locale, investigation.checked), False, mode, [], support, extra)
         return Answer(text, True, mode, _citations(cited), None, extra)

@@ -176,7 +176,9 @@ def investigate(fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages:
         result = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)
         matches = result["matches"]
         local = [m for m in matches if corpus.page(*fs.tree.pages[m["path"]]).locale == locale]
-        for match in (local or matches)[:4]:
+        # A heading that names the token is where it is defined: read that first.
+        ordered = sorted(local or matches, key=lambda m: not m["text"].lstrip().startswith("#"))
+        for match in ordered[:4]:
             set_index, page_index = fs.tree.pages[match["path"]]
             content = corpus.page(set_index, page_index).content
             offset = _line_offset(content, match["line"])

@@ -27,7 +27,8 @@ _PROCEDURAL = re.compile(
     re.I,
 )
 _POINTER = re.compile(r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I)
-MAX_PROSE_WORDS = 140
+_LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
+MAX_PROSE_WORDS = 180
 MAX_CODE_LINES = 24
 MAX_UNITS = 60
 DENSE_WEIGHT = 1.2
@@ -97,12 +98,16 @@ def _terms(locale: str, text: str) -> set[str]:
 
 def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set[str],
             identifiers: list[str],
-            relevance: Callable[[list[str]], list[float]] | None = None) -> tuple[str, list[Evidence]]:
+            relevance: Callable[[list[str]], list[float]] | None = None,
+            focus: set[str] | None = None) -> tuple[str, list[Evidence]]:
     """The answer text and the evidence it quotes (its citations).
 
     `relevance` (optional) gives each unit's semantic similarity to the question
     (the dense model); units are scored by it together with term overlap.
+    `focus`: the terms of a follow-up's own words ("and on Windows?"), which count
+    double against those borrowed from the earlier question.
     """
+    focus = focus or set()
     if not evidence:
         return "", []
     procedural = bool(_PROCEDURAL.search(question))
@@ -116,18 +121,24 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
         unit_terms.append(terms)
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
+    headings = [_terms(locale, e.heading) for e in pool]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
-        score = sum(1.0 / math.sqrt(frequency[t]) for t in matched)
+        score = sum((2.0 if t in focus else 1.0) / math.sqrt(frequency[t]) for t in matched)
+        # The section heading speaks for its body ("## TFX-2210" then "Batch too large.").
+        score += 0.5 * sum(1.0 / math.sqrt(frequency.get(t, 1)) for t in
+                           (headings[unit.evidence] & key_terms) - matched)
         if dense is not None:
             score += DENSE_WEIGHT * dense[position]
         lowered = unit.text.lower()
-        score += sum(2.5 for token in identifiers if token in lowered)
+        heading = source.heading.lower()
+        score += sum(2.5 if token in lowered else 1.5 if token in heading else 0.0
+                     for token in identifiers)
         if unit.kind == "code":
             score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
         if source.kind == "faq":
-            score += 0.8
+            score += 0.3
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
         score *= 0.55 + 0.45 * source.score
@@ -136,7 +147,8 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
     chosen = _choose(units, unit_terms, pool)
     if not chosen:
         chosen = [u for u in units if u.evidence == 0][:2]
-    chosen = _drop_redundant_sources(chosen, units, unit_terms, key_terms, identifiers)
+    chosen = _drop_redundant_sources(chosen, units, unit_terms, key_terms, identifiers, pool)
+    chosen = _with_continuations(chosen, units)
     groups: dict[int, list[Unit]] = {}
     for unit in sorted(chosen, key=lambda u: (u.evidence, u.order)):
         groups.setdefault(unit.evidence, []).append(unit)
@@ -144,23 +156,49 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
     cited: list[Evidence] = []
     for index in sorted(groups, key=lambda i: min(-u.score for u in groups[i])):
         source = pool[index]
-        lines = []
-        prose: list[str] = []
-        for unit in groups[index]:
-            if unit.kind == "prose":
-                prose.append(unit.text)
-                continue
-            if prose:
-                lines.append(" ".join(prose))
-                prose = []
-            lines.append(_trim_code(unit.text) if unit.kind == "code" else unit.text)
-        if prose:
-            lines.append(" ".join(prose))
-        dated = f" — {source.lastmod}" if source.lastmod and source.kind != "faq" and _has_section_date(source) else ""
+        dated = (f" — {source.lastmod}" if source.lastmod and source.kind != "faq"
+                 and _has_section_date(source) else "")
         label = source.label.replace("[", "(").replace("]", ")")
-        parts.append("\n\n".join(lines) + f"\n\n{phrase(locale, 'from')}: [{label}]({source.url}){dated}")
+        parts.append(_render(groups[index])
+                     + f"\n\n{phrase(locale, 'from')}: [{label}]({source.url}){dated}")
         cited.append(source)
     return "\n\n".join(parts), cited
+
+
+def _render(units: list[Unit]) -> str:
+    """Quoted units in document order: sentences run on, list items and table rows keep
+    their lines, a table's header is written once."""
+    blocks: list[str] = []
+    current: list[str] = []
+    mode = ""
+    header = ""
+
+    def flush() -> None:
+        nonlocal current, mode
+        if current:
+            blocks.append((" " if mode == "prose" else "\n").join(current))
+        current, mode = [], ""
+
+    for unit in units:
+        if unit.kind == "row":
+            row_header, _, row = unit.text.partition("\n")
+            if mode != "row" or row_header != header:
+                flush()
+                header, mode = row_header, "row"
+                columns = row_header.count("|") - 1
+                current = [row_header, "| " + " | ".join("---" for _ in range(max(1, columns))) + " |"]
+            current.append(row)
+        elif unit.kind == "code":
+            flush()
+            blocks.append(_trim_code(unit.text))
+        else:
+            kind = "list" if _LIST_ITEM.match(unit.text) else "prose"
+            if kind != mode:
+                flush()
+                mode = kind
+            current.append(unit.text)
+    flush()
+    return "\n\n".join(blocks)
 
 
 def _has_section_date(evidence: Evidence) -> bool:
@@ -205,9 +243,41 @@ def _standardized(values: list[float]) -> list[float]:
     return [max(-1.0, (v - mean) / spread) for v in values]
 
 
+def _with_continuations(chosen: list[Unit], units: list[Unit]) -> list[Unit]:
+    """A sentence that ends with a colon introduces what follows: quote the list or code too."""
+    picked = {id(u) for u in chosen}
+    extra: list[Unit] = []
+    for unit in chosen:
+        if unit.kind == "row":  # a row makes sense with its table: bring small tables whole
+            header = unit.text.partition("\n")[0]
+            table = [u for u in units if u.evidence == unit.evidence and u.kind == "row"
+                     and u.text.partition("\n")[0] == header]
+            if len(table) <= 8:
+                for row in table:
+                    if id(row) not in picked:
+                        extra.append(row)
+                        picked.add(id(row))
+            continue
+        if unit.kind != "prose" or not unit.text.rstrip().endswith(":"):
+            continue
+        following = [u for u in units if u.evidence == unit.evidence and u.order > unit.order]
+        for item in sorted(following, key=lambda u: u.order)[:8]:
+            if id(item) in picked:
+                continue
+            if item.kind == "prose" and not _LIST_ITEM.match(item.text) and extra:
+                break
+            extra.append(item)
+            picked.add(id(item))
+            if item.kind == "code":
+                break
+    return chosen + extra
+
+
 def _drop_redundant_sources(chosen: list[Unit], units: list[Unit], unit_terms: list[set[str]],
-                            key_terms: set[str], identifiers: list[str]) -> list[Unit]:
-    """A second source is quoted only when it adds what the first lacks (two-page answers)."""
+                            key_terms: set[str], identifiers: list[str],
+                            pool: list[Evidence]) -> list[Unit]:
+    """A second source is quoted only when it adds what the first lacks (two-page answers),
+    or when the first points to it ("configure it as described on [Networking](...)")."""
     if not chosen:
         return chosen
     primary = max(chosen, key=lambda u: u.score).evidence
@@ -223,8 +293,13 @@ def _drop_redundant_sources(chosen: list[Unit], units: list[Unit], unit_terms: l
     first = [u for u in chosen if u.evidence == primary]
     covered = covers(first)
     best = max(u.score for u in chosen)
+    targets = {target.split("#")[0] for u in first for _, target in _LINK.findall(u.text)}
+    pointed = [i for i, e in enumerate(pool) if i != primary and e.page_url in targets]
     extra = [u for u in chosen if u.evidence != primary
-             and u.score >= 0.6 * best and covers([u]) - covered]
+             and (u.evidence in pointed or u.score >= 0.6 * best and covers([u]) - covered)]
+    if pointed and not any(u.evidence in pointed for u in extra):
+        target_units = [u for u in units if u.evidence == pointed[0] and u.score > 0]
+        extra += sorted(target_units, key=lambda u: -u.score)[:2]
     return first + extra
 
 
@@ -240,7 +315,7 @@ def _superseded(units: list[Unit], unit_terms: list[set[str]], pool: list[Eviden
             if other.evidence == unit.evidence or not theirs or theirs <= mine:
                 continue
             union = unit_terms[i] | unit_terms[j]
-            if len(unit_terms[i] & unit_terms[j]) / len(union) >= 0.5:
+            if len(unit_terms[i] & unit_terms[j]) / len(union) >= 0.4:
                 stale.add(i)
                 break
     return stale
