@@ -43,7 +43,7 @@ log = logging.getLogger("askdocs.chat")
 
 KEEP_ALIVE_SECONDS = 15.0
 # Operating point on the dev set: answers 81% of answerable questions (87% of those whose
-# evidence holds the answer) and refuses 90% of unanswerable ones (scripts/fit_confidence.py).
+# evidence holds the answer) and refuses 86% of unanswerable ones (scripts/fit_confidence.py).
 DEFAULT_MIN_CONFIDENCE = 0.45
 MAX_AGENT_STEPS = 4
 _SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk|ayuda)\b", re.I)

@@ -242,10 +242,10 @@ class ConfidenceModel:
 
 # Fitted by scripts/fit_confidence.py on evals/ (173 questions, both models, en + es).
 CONFIDENCE = ConfidenceModel(
-    bias=-1.406,
-    weights={"coverage": 0.849, "dense_z": 0.617, "lexical_frac": 0.667, "agreement": 0.749,
-             "unknown_frac": -0.303, "unknown_entity": -0.794, "ident_missing": -0.33,
-             "ident_found": 0.106, "faq": -0.063},
+    bias=-1.441,
+    weights={"coverage": 0.834, "dense_z": 0.606, "lexical_frac": 0.634, "agreement": 0.837,
+             "unknown_frac": -0.229, "unknown_entity": -0.767, "ident_missing": -0.378,
+             "ident_found": 0.043, "faq": -0.128},
 )
 _ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")
 

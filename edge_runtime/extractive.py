@@ -122,10 +122,14 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
     headings = [_terms(locale, e.heading) for e in pool]
+    # How much of the question each whole section covers: answers come from sections
+    # that address all of it, not from stray sentences that share a word or two.
+    coverage = [len((_terms(locale, e.text) | headings[i]) & key_terms) / len(key_terms)
+                if key_terms else 1.0 for i, e in enumerate(pool)]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
-        score = sum((2.0 if t in focus else 1.0) / math.sqrt(frequency[t]) for t in matched)
+        score = sum(_weight(t, focus) / math.sqrt(frequency[t]) for t in matched)
         # The section heading speaks for its body ("## TFX-2210" then "Batch too large.").
         score += 0.5 * sum(1.0 / math.sqrt(frequency.get(t, 1)) for t in
                            (headings[unit.evidence] & key_terms) - matched)
@@ -141,7 +145,7 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
             score += 0.3
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
-        score *= 0.55 + 0.45 * source.score
+        score *= (0.55 + 0.45 * source.score) * (0.4 + 0.6 * coverage[unit.evidence])
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
     chosen = _choose(units, unit_terms, pool)
@@ -233,6 +237,13 @@ def _choose(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence])
         chosen.append(unit)
         sources.add(unit.evidence)
     return chosen
+
+
+def _weight(term: str, focus: set[str]) -> float:
+    """A follow-up's own terms count double, the ones borrowed from history half."""
+    if not focus:
+        return 1.0
+    return 2.0 if term in focus else 0.5
 
 
 def _standardized(values: list[float]) -> list[float]:

@@ -29,15 +29,17 @@ log = logging.getLogger("askdocs.search")
 
 @dataclass(frozen=True)
 class RankWeights:
+    # Tuned by scripts/tune_search.py (page-level MRR over evals/, both models). Title
+    # vectors, heading overlap and an FAQ bonus all measured at 0: they stay as knobs.
     rrf_k: int = 60
-    lexical: float = 1.3
+    lexical: float = 0.8
     dense: float = 1.6
     title: float = 0.0
-    exact: float = 1.0  # query identifiers (TFX-1042, --max-batch) found verbatim
+    exact: float = 0.5  # query identifiers (TFX-1042, --max-batch) found verbatim
     heading: float = 0.0  # share of query terms in the title/heading path
-    faq: float = 0.03
+    faq: float = 0.0
     listing: float = 0.5
-    changelog: float = 0.7  # unless the question is about versions or changes
+    changelog: float = 1.0  # unless the question is about versions or changes
     recency: float = 0.03
     near_duplicate: float = 0.8  # chunk cosine above which dated passages compete
     candidates: int = 60

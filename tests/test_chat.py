@@ -1,0 +1,191 @@
+"""`POST /api/chat` against a real uvicorn server: streaming, event order, grounded answers."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import httpx
+import pytest
+
+from askdocs.edge_runtime.sse import parse
+from tests.conftest import RESTRICTED_PHRASES
+
+
+def chat(server, message: str, **body) -> dict:
+    started = time.perf_counter()
+    first_chunk = None
+    chunks = []
+    with httpx.Client(timeout=60) as client, client.stream(
+            "POST", server.url + "/api/chat", json={"message": message, **body}) as response:
+        headers = response.headers
+        status = response.status_code
+        for chunk in response.iter_text():
+            if first_chunk is None:
+                first_chunk = time.perf_counter() - started
+            chunks.append(chunk)
+    total = time.perf_counter() - started
+    raw = "".join(chunks)
+    events = parse(raw)
+    return {
+        "status": status, "headers": headers, "raw": raw, "events": events,
+        "text": "".join(d["text"] for e, d in events if e == "token"),
+        "done": next((d for e, d in events if e == "done"), None),
+        "first_chunk": first_chunk, "total": total,
+    }
+
+
+def cited_pages(result) -> list[str]:
+    return [c["url"].split("#")[0] for c in result["done"]["citations"]]
+
+
+def test_stream_shape_and_event_order(example_server):
+    result = chat(example_server, "How do I install Tallyfox on Windows?")
+    assert result["status"] == 200
+    assert result["headers"]["content-type"].startswith("text/event-stream")
+    assert result["headers"]["cache-control"].startswith("no-cache")
+    assert result["headers"]["x-accel-buffering"] == "no"
+    names = [e for e, _ in result["events"]]
+    assert names[0] == "status" and result["events"][0][1] == {"stage": "searching"}
+    assert names[-1] == "done" and names.count("done") == 1 and "error" not in names
+    assert set(names) <= {"status", "tool", "token", "done"}
+    stages = [d["stage"] for e, d in result["events"] if e == "status"]
+    assert stages.index("searching") < stages.index("reading") < stages.index("answering")
+    first_token = names.index("token")
+    assert all(n in ("token",) for n in names[first_token:-1])  # answer streams, then done
+    for event, data in result["events"]:
+        if event == "tool":
+            assert data["name"] in {"ls", "find", "cat", "grep"} and isinstance(data["args"], dict)
+    done = result["done"]
+    assert set(done) >= {"answer_id", "answered", "mode", "citations", "escalation"}
+    assert done["mode"] == "extractive" and done["answered"] is True
+    assert all(set(c) >= {"url", "title"} for c in done["citations"])
+    assert result["first_chunk"] < result["total"]
+
+
+def test_first_status_leaves_before_the_work(example_server):
+    raw = b""
+    sock = socket.create_connection(("127.0.0.1", example_server.port))
+    body = json.dumps({"message": "What does TFX-2210 mean?"}).encode()
+    sock.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    started = time.perf_counter()
+    sock.settimeout(10)
+    while b"event: status" not in raw:
+        raw += sock.recv(4096)
+    first = time.perf_counter() - started
+    while b"event: done" not in raw:
+        raw += sock.recv(65536)
+    sock.close()
+    assert first < 0.5
+    assert raw.index(b"event: status") < raw.index(b"event: tool") < raw.index(b"event: done")
+
+
+@pytest.mark.parametrize("question,pages,facts", [
+    ("What does error TFX-1042 mean and how do I fix it?", ["/errors/"], ["writable"]),
+    ("What does TALLYFOX_DATA_DIR override?", ["/configuration/"], ["storage.data_dir"]),
+    ("Is there a discount for nonprofits?", ["/faq/"], ["KINDFOX40"]),
+    ("What is the default retention for raw samples?", ["/release-notes/"], ["30 days"]),
+    ("How do I send webhooks through a corporate proxy?", ["/guides/webhooks/", "/networking/"],
+     ["TALLYFOX_HTTPS_PROXY"]),
+])
+def test_grounded_extractive_answers(example_server, question, pages, facts):
+    result = chat(example_server, question)
+    done = result["done"]
+    assert done["answered"] is True, result["text"]
+    for page in pages:
+        assert page in cited_pages(result), (cited_pages(result), result["text"])
+    for fact in facts:
+        assert fact in result["text"]
+    assert "From: [" in result["text"]  # each part names its source
+    for citation in done["citations"]:
+        assert f"]({citation['url']})" in result["text"]
+
+
+def test_newest_dated_note_wins(example_server):
+    result = chat(example_server, "What is the default retention for raw samples?")
+    assert "30 days" in result["text"] and "7 days" not in result["text"]
+
+
+def test_paraphrase_without_shared_words(example_server):
+    result = chat(example_server, "What are your monthly fees?")
+    assert "/pricing/" in [c["url"].split("#")[0] for c in result["done"]["citations"]] or (
+        not result["done"]["answered"] and result["done"]["escalation"])
+
+
+def test_spanish_answers_in_spanish_from_spanish_pages(example_server):
+    result = chat(example_server, "¿Cómo verifico que la instalación funciona?", locale="es")
+    done = result["done"]
+    assert done["answered"] and all(p.startswith("/es/") for p in cited_pages(result))
+    assert "Fuente: [" in result["text"] and "From:" not in result["text"]
+
+
+def test_locale_comes_from_the_page_the_reader_is_on(example_server):
+    result = chat(example_server, "¿Qué puertos usa Tallyfox?", page_url="/es/networking/")
+    assert all(p.startswith("/es/") for p in cited_pages(result))
+
+
+def test_follow_up_uses_history(example_server):
+    history = [
+        {"role": "user", "content": "Where is the config file on Linux?"},
+        {"role": "assistant", "content": "On Linux it is /etc/tallyfox/tallyfox.yaml."},
+    ]
+    result = chat(example_server, "And on Windows?", history=history)
+    assert result["done"]["answered"]
+    assert "ProgramData" in result["text"]
+
+
+def test_unanswerable_says_what_was_checked_and_escalates(example_server):
+    result = chat(example_server, "Does Tallyfox have a native Slack integration?")
+    done = result["done"]
+    assert done["answered"] is False and done["citations"] == []
+    assert done["escalation"] == {"url": "/support/", "text": "Contact support"}
+    assert result["text"].startswith("I couldn't confirm this in the documentation. I checked ")
+
+
+def test_spanish_escalation_points_to_the_spanish_support_page(example_server):
+    result = chat(example_server, "¿Tienen una aplicación para iPhone?", locale="es")
+    assert result["done"]["answered"] is False
+    assert result["done"]["escalation"]["url"] == "/es/support/"
+    assert result["text"].startswith("No pude confirmarlo")
+
+
+@pytest.mark.parametrize("message,answered", [
+    ("I want to talk to a human", False),
+    ("This is useless. How do I rotate an API token?", True),
+])
+def test_frustration_offers_a_person_at_once(example_server, message, answered):
+    result = chat(example_server, message)
+    done = result["done"]
+    assert done["escalation"] and done["escalation"]["url"] == "/support/"
+    assert done["answered"] is answered
+    assert done["escalation_reason"] in ("human_requested", "frustration")
+
+
+def test_public_readers_never_get_restricted_text(example_server):
+    result = chat(example_server, "What is the break-glass confirmation phrase in the on-call runbook?")
+    assert not any(phrase in result["raw"] for phrase in RESTRICTED_PHRASES)
+    assert not any("/internal/" in c["url"] for c in result["done"]["citations"])
+
+
+def test_repeated_questions_are_served_from_the_answer_cache(example_server):
+    first = chat(example_server, "Which HTTP header carries the webhook signature?")
+    second = chat(example_server, "which HTTP header carries the   webhook signature?")
+    assert second["done"].get("cached") is True
+    assert second["text"] == first["text"]
+    assert second["done"]["answer_id"] != first["done"]["answer_id"]
+
+
+def test_client_disconnect_stops_the_work(example_server):
+    with httpx.Client(timeout=30) as client, client.stream(
+            "POST", example_server.url + "/api/chat",
+            json={"message": "How do backups and restores work?"}) as response:
+        for chunk in response.iter_text():
+            if "event: status" in chunk:
+                break
+    deadline = time.time() + 10
+    while time.time() < deadline and "closed by the client" not in example_server.output():
+        time.sleep(0.1)
+    assert "closed by the client" in example_server.output()
+    assert httpx.get(example_server.url + "/healthz").status_code == 200
