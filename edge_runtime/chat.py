@@ -237,7 +237,8 @@ class ChatService:
         assert llm is not None
         evidence = list(investigation.evidence[:6])
         agent = llm.settings.agent and llm.supports_tools is not False
-        site = fs.corpus.manifest.site_url or "this site"
+        home = fs.tree.pages.get("/")
+        site = (fs.corpus.page(*home).title if home else "") or fs.corpus.manifest.site_url or "this site"
         messages = build_messages(request.message, request.history, evidence, locale, site, agent)
         sanitizer = Sanitizer(len(evidence))
         streamed: list[str] = []

@@ -37,10 +37,12 @@ def system_prompt(locale: str, site: str, agent: bool) -> str:
 def sources_block(evidence: list[Evidence], start: int = 1) -> str:
     parts = []
     for number, item in enumerate(evidence, start=start):
-        dated = f" (dated {item.lastmod})" if item.lastmod else ""
+        dated = f' dated="{item.lastmod}"' if item.lastmod else ""
+        # Page text is data: it cannot close the element it sits in.
+        text = item.text.replace("</source", "</ source").replace("<source", "< source")
         parts.append(
-            f'<source n="{number}" url="{item.url}" title="{_attr(item.label)}"{dated}>\n'
-            f"{item.text}\n</source>"
+            f'<source n="{number}" url="{_attr(item.url)}" title="{_attr(item.label)}"{dated}>\n'
+            f"{text}\n</source>"
         )
     return "\n\n".join(parts)
 

@@ -1,0 +1,95 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 that plays scripted replies.
+
+Each request to `/v1/chat/completions` takes the next `Reply` from the queue
+(or the default) and is recorded, so tests can assert exactly what the model
+was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+
+@dataclass
+class Reply:
+    text: list[str] = field(default_factory=list)  # streamed content pieces
+    tool_calls: list[dict] = field(default_factory=list)  # [{"name", "arguments"(raw str)}]
+    status: int = 200
+    error_body: str = ""
+    delay: float = 0.0  # seconds before each piece from `delay_from` on
+    delay_from: int = 0
+    malformed: bool = False
+    reject_tools: bool = False  # 400 when the request carries tools
+    usage: dict = field(default_factory=lambda: {"prompt_tokens": 50, "completion_tokens": 10,
+                                                 "total_tokens": 60})
+
+
+class FakeLLM:
+    def __init__(self) -> None:
+        self.queue: list[Reply] = []
+        self.default = Reply(text=["Fine."])
+        self.requests: list[dict] = []
+        app = Starlette(routes=[Route("/v1/chat/completions", self._complete, methods=["POST"])])
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.02)
+        self.url = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}/v1"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
+
+    def script(self, *replies: Reply) -> None:
+        self.queue = list(replies)
+        self.requests = []
+
+    def sent_text(self) -> str:
+        return json.dumps(self.requests, ensure_ascii=False)
+
+    async def _complete(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append({"body": body, "authorization": request.headers.get("authorization")})
+        reply = self.queue.pop(0) if self.queue else self.default
+        if reply.reject_tools and body.get("tools"):
+            return JSONResponse({"error": {"message": "tools are not supported by this model"}},
+                                status_code=400)
+        if reply.status != 200:
+            return Response(reply.error_body or '{"error": "boom"}', status_code=reply.status)
+
+        async def stream():
+            for number, piece in enumerate(reply.text):
+                if reply.delay and number >= reply.delay_from:
+                    await asyncio.sleep(reply.delay)
+                if reply.malformed:
+                    yield b"data: {this is not json\n\n"
+                    return
+                chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+                yield f"data: {json.dumps(chunk)}\n\n".encode()
+            for index, call in enumerate(reply.tool_calls):
+                arguments = call["arguments"]
+                halves = [arguments[: len(arguments) // 2], arguments[len(arguments) // 2:]]
+                for part, piece in enumerate(halves):
+                    delta = {"index": index, "function": {"arguments": piece}}
+                    if part == 0:
+                        delta.update(id=f"call_{index}", type="function")
+                        delta["function"]["name"] = call["name"]
+                    chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]}
+                    yield f"data: {json.dumps(chunk)}\n\n".encode()
+            finish = "tool_calls" if reply.tool_calls else "stop"
+            yield f"data: {json.dumps({'choices': [{'index': 0, 'delta': {}, 'finish_reason': finish}]})}\n\n".encode()
+            yield f"data: {json.dumps({'choices': [], 'usage': reply.usage})}\n\n".encode()
+            yield b"data: [DONE]\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
