@@ -50,7 +50,7 @@ def collect():
     return rows
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = 0.05, steps: int = 20000) -> tuple[np.ndarray, float]:
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 0.0, steps: int = 20000) -> tuple[np.ndarray, float]:
     w, b = np.zeros(x.shape[1]), 0.0
     positive = y.mean()
     sample = np.where(y == 1, 0.5 / positive, 0.5 / (1 - positive))
