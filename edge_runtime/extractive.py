@@ -32,6 +32,11 @@ MAX_PROSE_WORDS = 180
 MAX_CODE_LINES = 24
 MAX_UNITS = 60
 DENSE_WEIGHT = 1.2
+SELECT_RATIO = 0.35  # units scoring below this share of the best one are left out
+MAX_SOURCES = 2
+SECOND_SOURCE_RATIO = 0.6
+WINDOW = True
+WINDOW_WORDS = 60
 
 
 @dataclass
@@ -221,9 +226,9 @@ def _choose(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence])
     code = 0
     sources: set[int] = set()
     for unit in ranked:
-        if unit.score < best * 0.35:
+        if unit.score < best * SELECT_RATIO:
             break
-        if unit.evidence not in sources and len(sources) >= 2:
+        if unit.evidence not in sources and len(sources) >= MAX_SOURCES:
             continue
         if unit.kind == "code":
             if code >= 1:
@@ -236,6 +241,30 @@ def _choose(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence])
             words += length
         chosen.append(unit)
         sources.add(unit.evidence)
+    if WINDOW and chosen:
+        chosen = _around_best(chosen, ranked[0], units, stale)
+    return chosen
+
+
+def _around_best(chosen: list[Unit], best: Unit, units: list[Unit], stale: set[int]) -> list[Unit]:
+    """Quote the best unit with its neighbours: the sentences around an answer usually
+    carry its conditions and numbers."""
+    picked = {id(u) for u in chosen}
+    position = {id(u): i for i, u in enumerate(units)}
+    section = sorted((u for u in units if u.evidence == best.evidence
+                      and position[id(u)] not in stale), key=lambda u: u.order)
+    at = next(i for i, u in enumerate(section) if u is best)
+    words = sum(len(u.text.split()) for u in chosen if u.kind != "code")
+    left, right = at - 1, at + 1
+    while words < WINDOW_WORDS and (left >= 0 or right < len(section)):
+        for index in (right, left):
+            if 0 <= index < len(section):
+                unit = section[index]
+                if id(unit) not in picked and unit.kind != "code":
+                    chosen.append(unit)
+                    picked.add(id(unit))
+                    words += len(unit.text.split())
+        left, right = left - 1, right + 1
     return chosen
 
 
@@ -307,7 +336,7 @@ def _drop_redundant_sources(chosen: list[Unit], units: list[Unit], unit_terms: l
     targets = {target.split("#")[0] for u in first for _, target in _LINK.findall(u.text)}
     pointed = [i for i, e in enumerate(pool) if i != primary and e.page_url in targets]
     extra = [u for u in chosen if u.evidence != primary
-             and (u.evidence in pointed or u.score >= 0.6 * best and covers([u]) - covered)]
+             and (u.evidence in pointed or u.score >= SECOND_SOURCE_RATIO * best and covers([u]) - covered)]
     if pointed and not any(u.evidence in pointed for u in extra):
         target_units = [u for u in units if u.evidence == pointed[0] and u.score > 0]
         extra += sorted(target_units, key=lambda u: -u.score)[:2]
