@@ -88,7 +88,7 @@ def print_report(path: Path, top: int = 10, known_pages: list[str] | None = None
     _section("Pages most cited", report["most_cited"])
     _section("Questions with thumbs-down", report["downvoted_questions"])
     if report.get("never_cited"):
-        print("\nPages never cited:")
+        print(f"\nPages never cited ({len(report['never_cited'])}):")
         for page in report["never_cited"][:top]:
             print(f"  {page}")
     print("\nLatency (ms):")

@@ -751,6 +751,12 @@ textarea{font-size:16px}}
   const host = document.createElement("div");
   host.id = "askdocs-widget";
   const shadow = host.attachShadow({ mode: "open" });
+  // Keys typed in the widget are not the page's: docs themes bind single-key
+  // shortcuts on document ("n"/"p"/"s" on MkDocs' theme), and events leaving a
+  // shadow root look as if the host, not a text field, had them.
+  for (const type of ["keydown", "keypress", "keyup"]) {
+    host.addEventListener(type, (event) => event.stopPropagation());
+  }
   const root = h("div", { class: "root" });
   // A constructed stylesheet is not an inline <style>, so a docs site's
   // Content-Security-Policy without 'unsafe-inline' still styles the widget.
