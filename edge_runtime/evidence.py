@@ -33,7 +33,8 @@ GENERIC = {
            "possibl", "best", "document", "doc", "page"},
     "es": {"com", "cóm", "qué", "cuál", "cual", "dónd", "dond", "cuánd", "cuand", "quién",
            "pued", "deb", "hac", "usar", "us", "necesit", "quier", "form", "maner", "hay",
-           "algo", "cos", "posibl", "mejor", "document", "pagin", "funcion", "sirv"},
+           "algo", "cos", "posibl", "mejor", "document", "pagin", "funcion", "sirv", "usa",
+           "usan", "uso", "usam", "tien", "tengo", "hag", "hac"},
 }
 
 
