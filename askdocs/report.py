@@ -41,8 +41,9 @@ def _percentile(values: list[float], pct: int) -> float | None:
     return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
 
 
-def build_report(answers: list[dict], feedback: list[dict], top: int = 10,
-                 known_pages: list[str] | None = None) -> dict:
+def build_report(
+    answers: list[dict], feedback: list[dict], top: int = 10, known_pages: list[str] | None = None
+) -> dict:
     total = len(answers)
     unanswered = [a for a in answers if not a.get("answered")]
     escalated = [a for a in answers if a.get("escalation")]
@@ -52,8 +53,11 @@ def build_report(answers: list[dict], feedback: list[dict], top: int = 10,
     down = {f.get("answer_id") for f in feedback if f.get("vote") == "down"}
     latency = {}
     for key in ("first_byte", "first_token", "done"):
-        values = [a["latency_ms"][key] for a in answers
-                  if isinstance(a.get("latency_ms"), dict) and a["latency_ms"].get(key) is not None]
+        values = [
+            a["latency_ms"][key]
+            for a in answers
+            if isinstance(a.get("latency_ms"), dict) and a["latency_ms"].get(key) is not None
+        ]
         latency[key] = {"p50": _percentile(values, 50), "p95": _percentile(values, 95)}
     report = {
         "answers": total,
@@ -65,7 +69,9 @@ def build_report(answers: list[dict], feedback: list[dict], top: int = 10,
         "top_unanswered": gaps.most_common(top),
         "most_cited": cited.most_common(top),
         "votes": dict(votes),
-        "downvoted_questions": Counter(_question(a) for a in answers if a.get("answer_id") in down).most_common(top),
+        "downvoted_questions": Counter(
+            _question(a) for a in answers if a.get("answer_id") in down
+        ).most_common(top),
         "latency_ms": latency,
     }
     if known_pages is not None:
@@ -78,11 +84,16 @@ def print_report(path: Path, top: int = 10, known_pages: list[str] | None = None
     if known_pages is None:
         known_pages = sorted({url.split("#")[0] for a in answers for url in a.get("evidence", [])})
     report = build_report(answers, feedback, top, known_pages)
-    print(f"askdocs report for {path}: {report['answers']} answers, {len(feedback)} votes"
-          + (f", {broken} unreadable lines skipped" if broken else ""))
+    print(
+        f"askdocs report for {path}: {report['answers']} answers, {len(feedback)} votes"
+        + (f", {broken} unreadable lines skipped" if broken else "")
+    )
     print(f"  could not verify: {report['could_not_verify_rate']:.1%}")
     print(f"  escalation rate:  {report['escalation_rate']:.1%}  {report['escalation_reasons']}")
-    print(f"  answered by:      {report['modes']}" + (f"  fallbacks {report['fallbacks']}" if report["fallbacks"] else ""))
+    print(
+        f"  answered by:      {report['modes']}"
+        + (f"  fallbacks {report['fallbacks']}" if report["fallbacks"] else "")
+    )
     print(f"  votes:            {report['votes']}")
     _section("Top unanswered questions (docs gaps)", report["top_unanswered"])
     _section("Pages most cited", report["most_cited"])

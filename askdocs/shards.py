@@ -27,7 +27,6 @@ import hashlib
 import io
 import json
 import os
-import shutil
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -154,7 +153,7 @@ class Manifest:
 
     def files_with(self, role: str, locale: str | None = None) -> list[ShardFile]:
         found = [f for f in self.files if f.role == role and (locale is None or f.locale == locale)]
-        return sorted(found, key=lambda f: (f.part or 0))
+        return sorted(found, key=lambda f: f.part or 0)
 
     @property
     def version_key(self) -> str:
@@ -176,9 +175,7 @@ def build_time() -> str:
 
 
 def json_bytes(data: Any) -> bytes:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
-        "utf-8"
-    )
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
 def npy_bytes(array: np.ndarray) -> bytes:
@@ -198,13 +195,13 @@ class ShardWriter:
         self._files: dict[str, bytes] = {}
         self.entries: list[ShardFile] = []
 
-    def add(self, role: str, data: bytes, ext: str, *, locale: str | None = None,
-            part: int | None = None) -> ShardFile:
+    def add(
+        self, role: str, data: bytes, ext: str, *, locale: str | None = None, part: int | None = None
+    ) -> ShardFile:
         sha = _sha(data)
         stem = ".".join(x for x in (role, locale, None if part is None else str(part)) if x)
         path = f"{stem}.{sha[:8]}.{ext}"
-        entry = ShardFile(path=path, role=role, sha256=sha, bytes=len(data), locale=locale,
-                          part=part)
+        entry = ShardFile(path=path, role=role, sha256=sha, bytes=len(data), locale=locale, part=part)
         self._files[path] = data
         self.entries.append(entry)
         return entry
@@ -276,14 +273,6 @@ class ShardSet:
     title_vectors: np.ndarray
     title_scales: np.ndarray
     lunr: dict[str, dict] = field(repr=False, default_factory=dict)
-
-    @property
-    def private(self) -> bool:
-        return self.manifest.visibility == "private"
-
-    def text(self, chunk_index: int) -> str:
-        chunk = self.chunks[chunk_index]
-        return chunk_text(self.pages[chunk.page], chunk)
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -358,16 +347,17 @@ def load_shards(folder: Path) -> ShardSet:
     for entry in manifest.files:
         if entry.role in ("widget", "lunr_js", "model", "search_docs"):
             _verified(folder, entry)
-    return ShardSet(folder, manifest, pages, chunks, faqs, tree, vectors, scales,
-                    title_vectors, title_scales, lunr_indexes)
+    return ShardSet(
+        folder,
+        manifest,
+        pages,
+        chunks,
+        faqs,
+        tree,
+        vectors,
+        scales,
+        title_vectors,
+        title_scales,
+        lunr_indexes,
+    )
 
-
-def copy_verified(source: Path, target: Path) -> None:
-    """Copy a shard set folder (manifest last) after verifying it."""
-    manifest = read_manifest(source)
-    for entry in manifest.files:
-        data = _verified(source, entry)
-        out = target / entry.path
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
-    shutil.copyfile(source / MANIFEST, target / MANIFEST)

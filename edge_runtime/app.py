@@ -11,17 +11,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
-
-from askdocs import __version__
 from askdocs.edge_runtime.access import reader_from_header
 from askdocs.edge_runtime.chat import ChatRequest, ChatService
 from askdocs.edge_runtime.errors import ApiError, api_error_handler, error_response
@@ -34,6 +23,17 @@ from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import ScopeCache
 from askdocs.edge_runtime.search import SearchOutcome, hybrid_search
 from askdocs.edge_runtime.settings import Settings
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from askdocs import __version__
 from askdocs.shards import SHARD_DIR
 
 log = logging.getLogger("askdocs.runtime")
@@ -57,15 +57,20 @@ class Runtime:
         self.fs_caches = FsCaches()
         self.retrievers = RetrieverHealth()
         self.metrics = Metrics(self._caches)
-        self.limiter = (RateLimiter(settings.rate_limit, settings.client_ip_header)
-                        if settings.rate_limit else None)
+        self.limiter = (
+            RateLimiter(settings.rate_limit, settings.client_ip_header) if settings.rate_limit else None
+        )
         self.events = EventLog(settings.event_log, settings.log_questions)
         self.chat = ChatService(self)
         self.started = time.time()
 
     def _caches(self):
-        return [self.holder.state.embedder.cache, *self.fs_caches.all(), self.scopes._lru,
-                self.chat.answer_cache]
+        return [
+            self.holder.state.embedder.cache,
+            *self.fs_caches.all(),
+            self.scopes._lru,
+            self.chat.answer_cache,
+        ]
 
     def scope_for(self, request: Request, corpus):
         reader = reader_from_header(request.headers.get("authorization"), self.settings.jwt_secret)
@@ -122,17 +127,19 @@ async def search_endpoint(request: Request) -> Response:
     outcome = await run_in_threadpool(hybrid_search, scope, live.embedder, q, locale, k)
     rt.record_search(outcome)
     results = [result_json(live.corpus, outcome, hit) for hit in outcome.hits]
-    return JSONResponse({
-        "query": q,
-        "locale": outcome.locale,
-        "requested_locale": outcome.requested_locale,
-        "locale_fallback": outcome.locale_fallback,
-        "took_ms": round(outcome.took_ms, 2),
-        "retrievers": outcome.retrievers,
-        "retriever_errors": outcome.errors,
-        "index_version": live.corpus.version,
-        "results": results,
-    })
+    return JSONResponse(
+        {
+            "query": q,
+            "locale": outcome.locale,
+            "requested_locale": outcome.requested_locale,
+            "locale_fallback": outcome.locale_fallback,
+            "took_ms": round(outcome.took_ms, 2),
+            "retrievers": outcome.retrievers,
+            "retriever_errors": outcome.errors,
+            "index_version": live.corpus.version,
+            "results": results,
+        }
+    )
 
 
 async def chat_endpoint(request: Request) -> Response:
@@ -141,8 +148,11 @@ async def chat_endpoint(request: Request) -> Response:
     reader, scope = rt.scope_for(request, live.corpus)
     body = await _read_body(request, rt.settings.max_chat_bytes)
     chat_request = ChatRequest.parse(body, rt.settings)
-    client = rt.limiter.client_key(request) if rt.limiter else (
-        request.client.host if request.client else "unknown")
+    client = (
+        rt.limiter.client_key(request)
+        if rt.limiter
+        else (request.client.host if request.client else "unknown")
+    )
     return rt.chat.respond(chat_request, live, scope, reader, client, request)
 
 
@@ -191,8 +201,7 @@ async def fs_ls(request: Request) -> Response:
 
 async def fs_find(request: Request) -> Response:
     fs = _fs(request)
-    return JSONResponse(fs.find(request.query_params.get("name", ""),
-                                request.query_params.get("path")))
+    return JSONResponse(fs.find(request.query_params.get("name", ""), request.query_params.get("path")))
 
 
 async def fs_cat(request: Request) -> Response:
@@ -205,8 +214,13 @@ async def fs_grep(request: Request) -> Response:
     pattern = _text_param(request, "pattern", rt.settings.max_pattern_chars)
     ignore_case = request.query_params.get("ignore_case", "").lower() in ("1", "true", "yes")
     fs = _fs(request)
-    result = await run_in_threadpool(fs.grep, pattern, request.query_params.get("path"),
-                                     ignore_case=ignore_case, budget=rt.settings.grep_budget_seconds)
+    result = await run_in_threadpool(
+        fs.grep,
+        pattern,
+        request.query_params.get("path"),
+        ignore_case=ignore_case,
+        budget=rt.settings.grep_budget_seconds,
+    )
     return JSONResponse(result)
 
 
@@ -216,23 +230,39 @@ async def healthz(request: Request) -> Response:
     health = rt.retrievers
     dense_live = health.ok["dense"]
     llm = rt.chat.llm_health()
-    return JSONResponse({
-        "status": "ok",
-        "version": __version__,
-        "index": live.corpus.summary(),
-        "model": {"id": live.corpus.model.id, "sha256": live.corpus.model.sha256,
-                  "source": "bundled" if live.corpus.manifest.model.get("bundled") else "cache"},
-        "retrievers": {
-            "lexical": {"live": True, "runs": health.runs["lexical"],
-                        "failures": health.failures["lexical"]},
-            "dense": {"live": dense_live, "runs": health.runs["dense"],
-                      "failures": health.failures["dense"], "last_error": health.last_error["dense"]},
-        },
-        "synthesizer": llm,
-        "reload": {"loaded_at": live.loaded_at, "reloads": rt.holder.reloads,
-                   "last_check": rt.holder.last_check, "last_error": rt.holder.last_error},
-        "uptime_s": round(time.time() - rt.started, 1),
-    })
+    return JSONResponse(
+        {
+            "status": "ok",
+            "version": __version__,
+            "index": live.corpus.summary(),
+            "model": {
+                "id": live.corpus.model.id,
+                "sha256": live.corpus.model.sha256,
+                "source": "bundled" if live.corpus.manifest.model.get("bundled") else "cache",
+            },
+            "retrievers": {
+                "lexical": {
+                    "live": True,
+                    "runs": health.runs["lexical"],
+                    "failures": health.failures["lexical"],
+                },
+                "dense": {
+                    "live": dense_live,
+                    "runs": health.runs["dense"],
+                    "failures": health.failures["dense"],
+                    "last_error": health.last_error["dense"],
+                },
+            },
+            "synthesizer": llm,
+            "reload": {
+                "loaded_at": live.loaded_at,
+                "reloads": rt.holder.reloads,
+                "last_check": rt.holder.last_check,
+                "last_error": rt.holder.last_error,
+            },
+            "uptime_s": round(time.time() - rt.started, 1),
+        }
+    )
 
 
 async def metrics_endpoint(request: Request) -> Response:
@@ -244,15 +274,23 @@ async def metrics_endpoint(request: Request) -> Response:
 async def widget_js(request: Request) -> Response:
     from askdocs.widget import widget_js as load
 
-    return Response(load(), media_type="text/javascript",
-                    headers={"Cache-Control": "public, max-age=300"})
+    return Response(load(), media_type="text/javascript", headers={"Cache-Control": "public, max-age=300"})
 
 
 class Guard:
     """Pure-ASGI middleware (streams pass through untouched): rate limits, metrics, errors."""
 
-    ENDPOINTS = ("/api/search", "/api/chat", "/api/feedback", "/api/fs/ls", "/api/fs/find",
-                 "/api/fs/cat", "/api/fs/grep", "/healthz", "/metrics")
+    ENDPOINTS = (
+        "/api/search",
+        "/api/chat",
+        "/api/feedback",
+        "/api/fs/ls",
+        "/api/fs/find",
+        "/api/fs/cat",
+        "/api/fs/grep",
+        "/healthz",
+        "/metrics",
+    )
 
     def __init__(self, app: ASGIApp, runtime: Runtime) -> None:
         self.app = app
@@ -263,16 +301,17 @@ class Guard:
             await self.app(scope, receive, send)
             return
         path = scope["path"]
-        endpoint = path if path in self.ENDPOINTS else ("/api/other" if path.startswith("/api/")
-                                                        else "static")
+        endpoint = (
+            path if path in self.ENDPOINTS else ("/api/other" if path.startswith("/api/") else "static")
+        )
         rt = self.runtime
         if rt.limiter is not None and path.startswith("/api/") and scope["method"] != "OPTIONS":
             allowed, retry = rt.limiter.hit(Request(scope))
             if not allowed:
                 rt.metrics.requests.labels(endpoint, "429").inc()
-                response = error_response(429, "rate_limited",
-                                          f"too many requests; retry in {retry}s",
-                                          {"Retry-After": str(retry)})
+                response = error_response(
+                    429, "rate_limited", f"too many requests; retry in {retry}s", {"Retry-After": str(retry)}
+                )
                 await response(scope, receive, send)
                 return
         status = {"code": 500}
@@ -333,9 +372,13 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
-                       allow_methods=["GET", "POST", "OPTIONS"],
-                       allow_headers=["Authorization", "Content-Type"], max_age=600),
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(settings.cors_origins),
+                allow_methods=["GET", "POST", "OPTIONS"],
+                allow_headers=["Authorization", "Content-Type"],
+                max_age=600,
+            ),
             Middleware(Guard, runtime=runtime),
         ],
         exception_handlers={ApiError: api_error_handler, Exception: _internal_error},

@@ -16,9 +16,6 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from starlette.concurrency import run_in_threadpool
-from starlette.responses import StreamingResponse
-
 from askdocs.edge_runtime import events, sse
 from askdocs.edge_runtime.conversation import (
     ChatRequest,
@@ -36,6 +33,8 @@ from askdocs.edge_runtime.llm import LLMClient, LLMError, Sanitizer, ToolCall
 from askdocs.edge_runtime.lru import LRU
 from askdocs.edge_runtime.prompts import TOOLS, build_messages, tool_result_message
 from askdocs.edge_runtime.search import hybrid_search
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import StreamingResponse
 
 __all__ = ["ChatRequest", "ChatService"]
 
@@ -82,8 +81,9 @@ class ChatService:
         self.cache_enabled = settings.answer_cache > 0
         self._answer_ids: LRU[str, bool] = LRU(8192, name="answer_ids")
         self.llm = LLMClient(settings.llm) if settings.llm else None
-        self.min_confidence = (settings.min_confidence if settings.min_confidence is not None
-                               else DEFAULT_MIN_CONFIDENCE)
+        self.min_confidence = (
+            settings.min_confidence if settings.min_confidence is not None else DEFAULT_MIN_CONFIDENCE
+        )
 
     @property
     def synthesizer(self) -> str:
@@ -97,20 +97,32 @@ class ChatService:
             return {"mode": "extractive", "llm": None, "min_confidence": self.min_confidence}
         llm = self.llm
         return {
-            "mode": "llm", "min_confidence": self.min_confidence,
-            "llm": {"model": llm.settings.model, "base_url": llm.settings.base_url,
-                    "agent": llm.settings.agent, "supports_tools": llm.supports_tools,
-                    "last_error": llm.last_error, "last_ok": llm.last_ok,
-                    "tokens_today": llm.budget.spent, "daily_budget": llm.budget.daily},
+            "mode": "llm",
+            "min_confidence": self.min_confidence,
+            "llm": {
+                "model": llm.settings.model,
+                "base_url": llm.settings.base_url,
+                "agent": llm.settings.agent,
+                "supports_tools": llm.supports_tools,
+                "last_error": llm.last_error,
+                "last_ok": llm.last_ok,
+                "tokens_today": llm.budget.spent,
+                "daily_budget": llm.budget.daily,
+            },
         }
 
     async def aclose(self) -> None:
         if self.llm is not None:
             await self.llm.aclose()
 
-    def respond(self, request: ChatRequest, live, scope, reader, client: str, http_request) -> StreamingResponse:
-        return StreamingResponse(self._stream(request, live, scope, reader, client),
-                                 media_type="text/event-stream", headers=sse.HEADERS)
+    def respond(
+        self, request: ChatRequest, live, scope, reader, client: str, http_request
+    ) -> StreamingResponse:
+        return StreamingResponse(
+            self._stream(request, live, scope, reader, client),
+            media_type="text/event-stream",
+            headers=sse.HEADERS,
+        )
 
     async def _stream(self, request: ChatRequest, live, scope, reader, client: str):
         queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
@@ -161,32 +173,45 @@ class ChatService:
                 log.info("chat stream closed by the client; work stopped")
 
     # -- the flow --------------------------------------------------------------
-    async def _answer(self, request: ChatRequest, live, scope, reader, client: str, emit: Emit,
-                      timing: Timing) -> None:
+    async def _answer(
+        self, request: ChatRequest, live, scope, reader, client: str, emit: Emit, timing: Timing
+    ) -> None:
         await emit(events.status("searching"))
         corpus = live.corpus
         answer_id = "a_" + secrets.token_hex(8)
         locale = self._locale(request, scope)
         support = self._support(scope, locale)
         reason = escalation_reason(request.message, request.history)
-        record: dict = {"type": "answer", "answer_id": answer_id, "locale": locale,
-                        "scope": sorted(scope.groups), "client": client,
-                        "index_version": corpus.version,
-                        **self.rt.events.question_field(request.message)}
+        record: dict = {
+            "type": "answer",
+            "answer_id": answer_id,
+            "locale": locale,
+            "scope": sorted(scope.groups),
+            "client": client,
+            "index_version": corpus.version,
+            **self.rt.events.question_field(request.message),
+        }
         if reason and only_asks_for_human(request.message):
-            answer = Answer(phrase(locale, "human"), False, "extractive", [], support,
-                            {"escalation_reason": reason})
+            answer = Answer(
+                phrase(locale, "human"), False, "extractive", [], support, {"escalation_reason": reason}
+            )
             await self._deliver(answer, answer_id, emit, timing, record, cached=False)
             return
 
         query = search_query(request.message, request.history)
         record["search_query_rewritten"] = query != request.message
-        key = (" ".join(query.lower().split()), locale, tuple(sorted(scope.groups)), corpus.version,
-               self.synthesizer)
+        key = (
+            " ".join(query.lower().split()),
+            locale,
+            tuple(sorted(scope.groups)),
+            corpus.version,
+            self.synthesizer,
+        )
         cached = self.answer_cache.get(key) if self.cache_enabled else None
         if cached is not None:
-            await self._deliver(self._with_escalation(cached, reason, support), answer_id, emit,
-                                timing, record, cached=True)
+            await self._deliver(
+                self._with_escalation(cached, reason, support), answer_id, emit, timing, record, cached=True
+            )
             return
 
         outcome = await run_in_threadpool(hybrid_search, scope, live.embedder, query, locale, 8)
@@ -195,14 +220,21 @@ class ChatService:
         investigation = await run_in_threadpool(investigate, fs, outcome, query)
         for step in investigation.steps:
             await emit(step)
-        record.update({
-            "retrievers": outcome.retrievers, "retriever_errors": outcome.errors,
-            "tool_calls": [e.data for e in investigation.steps if e.event == "tool"],
-            "evidence": [e.url for e in investigation.evidence[:6]],
-            "confidence": investigation.confidence, "signals": investigation.signals,
-        })
-        extra = {"confidence": investigation.confidence, "retrievers": outcome.retrievers,
-                 "locale": outcome.locale}
+        record.update(
+            {
+                "retrievers": outcome.retrievers,
+                "retriever_errors": outcome.errors,
+                "tool_calls": [e.data for e in investigation.steps if e.event == "tool"],
+                "evidence": [e.url for e in investigation.evidence[:6]],
+                "confidence": investigation.confidence,
+                "signals": investigation.signals,
+            }
+        )
+        extra = {
+            "confidence": investigation.confidence,
+            "retrievers": outcome.retrievers,
+            "locale": outcome.locale,
+        }
         if outcome.errors:
             extra["retriever_errors"] = outcome.errors
 
@@ -210,30 +242,71 @@ class ChatService:
             text = refusal(locale, investigation.checked)
             answer = Answer(text, False, "extractive", [], support, extra)
         elif self.llm is not None:
-            answer = await self._llm_answer(request, investigation, locale, fs, support, emit,
-                                            extra, live.embedder, query)
+            answer = await self._llm_answer(
+                request, investigation, locale, fs, support, emit, extra, live.embedder, query
+            )
         else:
-            answer = await run_in_threadpool(self._extractive, request, investigation, locale,
-                                             support, extra, "extractive", live.embedder, query)
+            answer = await run_in_threadpool(
+                self._extractive,
+                request,
+                investigation,
+                locale,
+                support,
+                extra,
+                "extractive",
+                live.embedder,
+                query,
+            )
         if answer.mode != "extractive-fallback":
             self.answer_cache.put(key, answer)
-        await self._deliver(self._with_escalation(answer, reason, support), answer_id, emit, timing,
-                            record, cached=False, streamed=answer.extra.get("streamed", False))
+        await self._deliver(
+            self._with_escalation(answer, reason, support),
+            answer_id,
+            emit,
+            timing,
+            record,
+            cached=False,
+            streamed=answer.extra.get("streamed", False),
+        )
 
-    def _extractive(self, request: ChatRequest, investigation: Investigation, locale: str,
-                    support: dict, extra: dict, mode: str = "extractive",
-                    embedder=None, query: str | None = None) -> Answer:
+    def _extractive(
+        self,
+        request: ChatRequest,
+        investigation: Investigation,
+        locale: str,
+        support: dict,
+        extra: dict,
+        mode: str = "extractive",
+        embedder=None,
+        query: str | None = None,
+    ) -> Answer:
         relevance = _relevance(embedder, query or request.message) if embedder else None
         focus = key_terms(locale, request.message) if query and query != request.message else None
-        text, cited = compose(request.message, investigation.evidence, locale,
-                              investigation.key_terms, investigation.identifiers, relevance, focus)
+        text, cited = compose(
+            request.message,
+            investigation.evidence,
+            locale,
+            investigation.key_terms,
+            investigation.identifiers,
+            relevance,
+            focus,
+        )
         if not text:
             return Answer(refusal(locale, investigation.checked), False, mode, [], support, extra)
         return Answer(text, True, mode, _citations(cited), None, extra)
 
-    async def _llm_answer(self, request: ChatRequest, investigation: Investigation, locale: str,
-                          fs: DocsFS, support: dict, emit: Emit, extra: dict, embedder,
-                          query: str) -> Answer:
+    async def _llm_answer(
+        self,
+        request: ChatRequest,
+        investigation: Investigation,
+        locale: str,
+        fs: DocsFS,
+        support: dict,
+        emit: Emit,
+        extra: dict,
+        embedder,
+        query: str,
+    ) -> Answer:
         llm = self.llm
         assert llm is not None
         evidence = list(investigation.evidence[:6])
@@ -256,7 +329,9 @@ class ChatService:
                                 streamed.append(safe)
                                 await emit(events.token(safe))
                         elif delta.kind == "tool_call":
-                            call = calls.setdefault(delta.index, ToolCall(delta.call_id or f"call_{delta.index}", "", ""))
+                            call = calls.setdefault(
+                                delta.index, ToolCall(delta.call_id or f"call_{delta.index}", "", "")
+                            )
                             call.name = call.name or (delta.name or "")
                             call.arguments += delta.arguments
                             if delta.call_id and call.id.startswith("call_"):
@@ -270,10 +345,20 @@ class ChatService:
                         continue
                     raise
                 if calls and not streamed:
-                    messages.append({"role": "assistant", "content": None, "tool_calls": [
-                        {"id": c.id, "type": "function",
-                         "function": {"name": c.name, "arguments": c.arguments}}
-                        for c in calls.values()]})
+                    messages.append(
+                        {
+                            "role": "assistant",
+                            "content": None,
+                            "tool_calls": [
+                                {
+                                    "id": c.id,
+                                    "type": "function",
+                                    "function": {"name": c.name, "arguments": c.arguments},
+                                }
+                                for c in calls.values()
+                            ],
+                        }
+                    )
                     for call in calls.values():
                         result = await run_in_threadpool(self._run_tool, fs, call, evidence)
                         await emit(events.tool(call.name, result.pop("_args", {})))
@@ -287,19 +372,34 @@ class ChatService:
                 await emit(events.token(tail))
         except LLMError as exc:
             self.rt.metrics.llm_failures.labels(exc.reason).inc()
-            log.warning("LLM failed (%s): %s; answering extractively, labelled as a fallback",
-                        exc.reason, exc)
+            log.warning(
+                "LLM failed (%s): %s; answering extractively, labelled as a fallback", exc.reason, exc
+            )
             extra = {**extra, "fallback_reason": exc.reason}
-            fallback = await run_in_threadpool(self._extractive, request, investigation, locale,
-                                               support, extra, "extractive-fallback", embedder,
-                                               query)
+            fallback = await run_in_threadpool(
+                self._extractive,
+                request,
+                investigation,
+                locale,
+                support,
+                extra,
+                "extractive-fallback",
+                embedder,
+                query,
+            )
             label = phrase(locale, "fallback")
             prefix = "\n\n" if streamed else ""
             fallback.text = f"{prefix}{label}\n\n{fallback.text}"
             return fallback
         if sanitizer.no_answer:
-            return Answer(refusal(locale, investigation.checked), False, "llm", [], support,
-                          {**extra, "llm_declined": True})
+            return Answer(
+                refusal(locale, investigation.checked),
+                False,
+                "llm",
+                [],
+                support,
+                {**extra, "llm_declined": True},
+            )
         used = [evidence[n - 1] for n in sanitizer.used if 0 < n <= len(evidence)]
         citations = _citations(used or evidence[:1])
         return Answer("".join(streamed), True, "llm", citations, None, {**extra, "streamed": True})
@@ -316,19 +416,33 @@ class ChatService:
             elif call.name == "find":
                 result = fs.find(clean.get("name", ""))
             elif call.name == "grep":
-                result = fs.grep(clean.get("pattern", ""), clean.get("path", "/"), budget=0.3,
-                                 max_matches=30)
+                result = fs.grep(clean.get("pattern", ""), clean.get("path", "/"), budget=0.3, max_matches=30)
             elif call.name == "cat":
                 page = fs.cat(clean.get("path", ""))
                 where = fs.tree.pages[page["path"]]
                 number = len(evidence) + 1
-                evidence.append(Evidence(
-                    ref=None, set=where[0], page=where[1], url=page["path"],
-                    page_url=page["path"], title=page["title"], heading=page["title"],
-                    text=page["content"][:8000], lastmod=page.get("lastmod"), kind="link",
-                    score=0.5, locale=page["locale"]))
-                result = {"source": number, "path": page["path"], "title": page["title"],
-                          "content": page["content"][:8000]}
+                evidence.append(
+                    Evidence(
+                        ref=None,
+                        set=where[0],
+                        page=where[1],
+                        url=page["path"],
+                        page_url=page["path"],
+                        title=page["title"],
+                        heading=page["title"],
+                        text=page["content"][:8000],
+                        lastmod=page.get("lastmod"),
+                        kind="link",
+                        score=0.5,
+                        locale=page["locale"],
+                    )
+                )
+                result = {
+                    "source": number,
+                    "path": page["path"],
+                    "title": page["title"],
+                    "content": page["content"][:8000],
+                }
             else:
                 result = {"error": f"unknown tool {call.name!r}; use ls, find, cat or grep"}
         except ApiError as exc:
@@ -337,8 +451,16 @@ class ChatService:
         return result
 
     # -- helpers --------------------------------------------------------------
-    async def _deliver(self, answer: Answer, answer_id: str, emit: Emit, timing: Timing,
-                       record: dict, cached: bool, streamed: bool = False) -> None:
+    async def _deliver(
+        self,
+        answer: Answer,
+        answer_id: str,
+        emit: Emit,
+        timing: Timing,
+        record: dict,
+        cached: bool,
+        streamed: bool = False,
+    ) -> None:
         if not streamed:
             await emit(events.status("answering"))
             for piece in _pieces(answer.text):
@@ -348,33 +470,45 @@ class ChatService:
         extra = {k: v for k, v in answer.extra.items() if k != "streamed"}
         if cached:
             extra["cached"] = True
-        await emit(events.done(answer_id, answer.answered, answer.mode, answer.citations,
-                               answer.escalation, **extra))
+        await emit(
+            events.done(answer_id, answer.answered, answer.mode, answer.citations, answer.escalation, **extra)
+        )
         timing.done = time.perf_counter()
         self.rt.metrics.answers.labels(answer.mode, str(answer.answered).lower()).inc()
         if answer.escalation:
-            self.rt.metrics.escalations.labels(
-                answer.extra.get("escalation_reason") or "no_evidence").inc()
-        record.update({
-            "answered": answer.answered, "mode": answer.mode, "cached": cached,
-            "citations": [c["url"] for c in answer.citations],
-            "escalation": answer.escalation is not None,
-            "escalation_reason": answer.extra.get("escalation_reason")
-            or (None if answer.answered else "no_evidence"),
-            "fallback_reason": answer.extra.get("fallback_reason"),
-            "latency_ms": {"first_byte": timing.ms(timing.first_byte),
-                           "first_token": timing.ms(timing.first_token),
-                           "done": timing.ms(timing.done)},
-            "tokens_used": self.llm.budget.spent if self.llm else 0,
-        })
+            self.rt.metrics.escalations.labels(answer.extra.get("escalation_reason") or "no_evidence").inc()
+        record.update(
+            {
+                "answered": answer.answered,
+                "mode": answer.mode,
+                "cached": cached,
+                "citations": [c["url"] for c in answer.citations],
+                "escalation": answer.escalation is not None,
+                "escalation_reason": answer.extra.get("escalation_reason")
+                or (None if answer.answered else "no_evidence"),
+                "fallback_reason": answer.extra.get("fallback_reason"),
+                "latency_ms": {
+                    "first_byte": timing.ms(timing.first_byte),
+                    "first_token": timing.ms(timing.first_token),
+                    "done": timing.ms(timing.done),
+                },
+                "tokens_used": self.llm.budget.spent if self.llm else 0,
+            }
+        )
         self.rt.events.write(record)
 
     @staticmethod
     def _with_escalation(answer: Answer, reason: str | None, support: dict) -> Answer:
         if not reason or answer.escalation:
             return answer
-        return Answer(answer.text, answer.answered, answer.mode, answer.citations, support,
-                      {**answer.extra, "escalation_reason": reason})
+        return Answer(
+            answer.text,
+            answer.answered,
+            answer.mode,
+            answer.citations,
+            support,
+            {**answer.extra, "escalation_reason": reason},
+        )
 
     def _locale(self, request: ChatRequest, scope) -> str:
         if request.locale:
@@ -393,17 +527,18 @@ class ChatService:
         url = self.rt.settings.support_url
         if not url:
             candidates = [
-                u for u, where in scope.paths.items()
+                u
+                for u, where in scope.paths.items()
                 if scope.corpus.page(*where).locale == locale
                 and _SUPPORT.search(u + " " + scope.corpus.page(*where).title)
             ]
-            url = (min(candidates, key=len) if candidates
-                   else scope.corpus.manifest.support_url or "/")
+            url = min(candidates, key=len) if candidates else scope.corpus.manifest.support_url or "/"
         return {"url": url, "text": phrase(locale, "contact")}
 
 
 def _relevance(embedder, question: str):
     """Cosine of each text with the question, with the index's own model."""
+
     def score(texts: list[str]) -> list[float]:
         query = embedder.vector(question)
         passages = embedder.embedder.embed_passages(texts)

@@ -39,19 +39,25 @@ class ChatRequest:
         if len(message) > MAX_MESSAGE:
             raise ApiError(413, "too_large", f"`message` is over {MAX_MESSAGE:,} characters")
         locale = data.get("locale")
-        if locale is not None and (not isinstance(locale, str) or len(locale) > 16
-                                   or not re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*", locale)):
+        if locale is not None and (
+            not isinstance(locale, str)
+            or len(locale) > 16
+            or not re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*", locale)
+        ):
             raise ApiError(400, "bad_locale", "`locale` must be a language tag such as `en` or `es`")
         history_raw = data.get("history") or []
         if not isinstance(history_raw, list) or len(history_raw) > MAX_HISTORY:
-            raise ApiError(400, "bad_history",
-                           f"`history` must be a list of at most {MAX_HISTORY} turns")
+            raise ApiError(400, "bad_history", f"`history` must be a list of at most {MAX_HISTORY} turns")
         history = []
         for turn in history_raw:
-            if (not isinstance(turn, dict) or turn.get("role") not in ("user", "assistant")
-                    or not isinstance(turn.get("content"), str)):
-                raise ApiError(400, "bad_history",
-                               "each history turn is {\"role\": \"user\"|\"assistant\", \"content\": str}")
+            if (
+                not isinstance(turn, dict)
+                or turn.get("role") not in ("user", "assistant")
+                or not isinstance(turn.get("content"), str)
+            ):
+                raise ApiError(
+                    400, "bad_history", 'each history turn is {"role": "user"|"assistant", "content": str}'
+                )
             history.append(Turn(turn["role"], turn["content"][:MAX_MESSAGE]))
         page_url = data.get("page_url")
         if page_url is not None and (not isinstance(page_url, str) or len(page_url) > 2000):
@@ -99,9 +105,41 @@ def only_asks_for_human(message: str) -> bool:
 
 
 _FILLER = {
-    "i", "want", "to", "please", "can", "could", "would", "like", "let", "me", "a", "an", "the",
-    "now", "just", "this", "is", "it", "you", "your", "quiero", "por", "favor", "puedo", "me",
-    "gustaría", "ahora", "esto", "es", "un", "una", "con", "i'd", "id", "need", "necesito",
+    "i",
+    "want",
+    "to",
+    "please",
+    "can",
+    "could",
+    "would",
+    "like",
+    "let",
+    "me",
+    "a",
+    "an",
+    "the",
+    "now",
+    "just",
+    "this",
+    "is",
+    "it",
+    "you",
+    "your",
+    "quiero",
+    "por",
+    "favor",
+    "puedo",
+    "gustaría",
+    "ahora",
+    "esto",
+    "es",
+    "un",
+    "una",
+    "con",
+    "i'd",
+    "id",
+    "need",
+    "necesito",
 }
 _FOLLOW_UP_START = re.compile(
     r"^\s*(and|also|what about|how about|what if|and if|then|same for|y|¿y|y si|¿y si|"

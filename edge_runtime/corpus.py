@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+from askdocs.edge_runtime.dense import DenseMatrix
 from lunr.index import Index
 
 from askdocs.embedder import Embedder
@@ -21,7 +21,6 @@ from askdocs.lexical import load_index, stem_terms
 from askdocs.models import ModelInfo, locate, verify
 from askdocs.remote import materialize
 from askdocs.shards import ChunkRecord, Manifest, PageRecord, ShardSet, chunk_text, load_shards
-from askdocs.edge_runtime.dense import DenseMatrix
 
 log = logging.getLogger("askdocs.runtime")
 
@@ -111,14 +110,6 @@ class Corpus:
     def default_locale(self) -> str:
         return self.manifest.default_locale
 
-    @cached_property
-    def pages_by_url(self) -> dict[str, tuple[int, int]]:
-        out: dict[str, tuple[int, int]] = {}
-        for set_index, loaded in enumerate(self.sets):
-            for page_index, page in enumerate(loaded.pages):
-                out[page.url] = (set_index, page_index)
-        return out
-
     def pages_in_locale(self, locale: str) -> int:
         return sum(1 for s in self.sets for p in s.pages if p.locale == locale)
 
@@ -154,8 +145,12 @@ class Corpus:
                 "public_pages": len(self.sets[0].pages),
                 "restricted_pages": sum(len(s.pages) for s in self.sets[1:]),
             },
-            "model": {"id": self.model.id, "sha256": self.model.sha256, "dim": self.model.dim,
-                      "quantization": m.model.get("quantization")},
+            "model": {
+                "id": self.model.id,
+                "sha256": self.model.sha256,
+                "dim": self.model.dim,
+                "quantization": m.model.get("quantization"),
+            },
             "embeddings": m.embeddings,
         }
 
@@ -179,10 +174,7 @@ def resolve_model(manifest: Manifest, root: Path) -> ModelInfo:
     """The model the vectors came from: bundled beside the shards, else the local cache."""
     wanted = manifest.model
     bundled = manifest.model.get("bundled")
-    if bundled:
-        info = ModelInfo.load(root / bundled)
-    else:
-        info = locate(wanted["id"])
+    info = ModelInfo.load(root / bundled) if bundled else locate(wanted["id"])
     verify(info)
     if info.sha256 != wanted.get("sha256"):
         raise ModelMismatch(
@@ -198,8 +190,7 @@ def load_corpus(index: str, private: str | None, embedder: Embedder | None = Non
     public_root = materialize(index)
     public = load_shards(public_root)
     if public.manifest.visibility != "public":
-        raise ShardError(f"{index} holds a {public.manifest.visibility} shard set; "
-                         "pass it with --private")
+        raise ShardError(f"{index} holds a {public.manifest.visibility} shard set; pass it with --private")
     shard_sets = [public]
     sources = [index]
     if private:
@@ -208,15 +199,17 @@ def load_corpus(index: str, private: str | None, embedder: Embedder | None = Non
         if private_set.manifest.visibility != "private":
             raise ShardError(f"--private {private} is not a private shard set")
         if private_set.manifest.model.get("sha256") != public.manifest.model.get("sha256"):
-            raise ModelMismatch("the public and private shard sets were built with different "
-                                "models; rebuild both together")
+            raise ModelMismatch(
+                "the public and private shard sets were built with different models; rebuild both together"
+            )
         shard_sets.append(private_set)
         sources.append(private)
     model = resolve_model(public.manifest, public_root)
     if embedder is None or embedder.info.sha256 != model.sha256:
         embedder = Embedder(model, threads=1, check_sha=False)
-    locales = sorted({loc for s in shard_sets for loc in s.manifest.locales} |
-                     {public.manifest.default_locale})
+    locales = sorted(
+        {loc for s in shard_sets for loc in s.manifest.locales} | {public.manifest.default_locale}
+    )
     loaded = [_loaded(s, locales) for s in shard_sets]
     version = "+".join(s.manifest.version_key for s in shard_sets)
     corpus = Corpus(loaded, public.manifest, model, version, locales, sources)

@@ -19,16 +19,12 @@ class DenseMatrix:
     def __init__(self, vectors: np.ndarray) -> None:
         self.vectors = vectors
         self.rows = len(vectors)
-        self._float = (
-            np.asarray(vectors, dtype=np.float32) if self.rows <= KEEP_FLOAT_ROWS else None
-        )
+        self._float = np.asarray(vectors, dtype=np.float32) if self.rows <= KEEP_FLOAT_ROWS else None
         norms = np.empty(self.rows, dtype=np.float32)
         for start in range(0, self.rows, BLOCK_ROWS):
             block = np.asarray(vectors[start : start + BLOCK_ROWS], dtype=np.float32)
             norms[start : start + BLOCK_ROWS] = np.linalg.norm(block, axis=1)
-        self._inverse_norms = np.where(norms > 0, 1.0 / np.maximum(norms, 1e-12), 0.0).astype(
-            np.float32
-        )
+        self._inverse_norms = np.where(norms > 0, 1.0 / np.maximum(norms, 1e-12), 0.0).astype(np.float32)
 
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of `query` (unit float32) with every row."""
@@ -44,8 +40,9 @@ class DenseMatrix:
     def top(self, query: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
         return self.search(query, k, mask)[0]
 
-    def search(self, query: np.ndarray, k: int, mask: np.ndarray | None = None
-               ) -> tuple[list[tuple[int, float]], tuple[int, float, float]]:
+    def search(
+        self, query: np.ndarray, k: int, mask: np.ndarray | None = None
+    ) -> tuple[list[tuple[int, float]], tuple[int, float, float]]:
         """Top k (row, cosine) and the moments (n, sum, sum of squares) of all allowed scores,
         which tell how far the best match stands out from the rest."""
         if self.rows == 0 or k <= 0:

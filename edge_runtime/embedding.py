@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from askdocs.edge_runtime.lru import LRU
 
 from askdocs.embedder import Embedder
-from askdocs.edge_runtime.lru import LRU
 
 
 class QueryEmbedder:

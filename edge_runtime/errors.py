@@ -16,8 +16,7 @@ class ApiError(Exception):
 
 
 def error_response(status: int, code: str, message: str, headers: dict | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
-                        headers=headers)
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 async def api_error_handler(request: Request, exc: Exception) -> JSONResponse:

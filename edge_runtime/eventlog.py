@@ -29,8 +29,11 @@ class EventLog:
         record = {"ts": round(time.time(), 3), **record}
         line = json.dumps(record, ensure_ascii=False, sort_keys=True)
         if record.get("escalation"):
-            log.info("escalation offered (%s) for answer %s", record.get("escalation_reason"),
-                     record.get("answer_id"))
+            log.info(
+                "escalation offered (%s) for answer %s",
+                record.get("escalation_reason"),
+                record.get("answer_id"),
+            )
         if self.path is None:
             log.debug("%s", line)
             return
@@ -38,5 +41,12 @@ class EventLog:
             fh.write(line + "\n")
 
     def feedback(self, answer_id: str, vote: str, comment: str | None, known: bool) -> None:
-        self.write({"type": "feedback", "answer_id": answer_id, "vote": vote,
-                    "comment": comment, "known_answer": known})
+        self.write(
+            {
+                "type": "feedback",
+                "answer_id": answer_id,
+                "vote": vote,
+                "comment": comment,
+                "known_answer": known,
+            }
+        )

@@ -33,12 +33,20 @@ def token(text: str) -> StreamEvent:
     return StreamEvent("token", {"text": text})
 
 
-def done(answer_id: str, answered: bool, mode: str, citations: list[dict],
-         escalation: dict | None, **extra: Any) -> StreamEvent:
-    return StreamEvent("done", {
-        "answer_id": answer_id, "answered": answered, "mode": mode,
-        "citations": citations, "escalation": escalation, **extra,
-    })
+def done(
+    answer_id: str, answered: bool, mode: str, citations: list[dict], escalation: dict | None, **extra: Any
+) -> StreamEvent:
+    return StreamEvent(
+        "done",
+        {
+            "answer_id": answer_id,
+            "answered": answered,
+            "mode": mode,
+            "citations": citations,
+            "escalation": escalation,
+            **extra,
+        },
+    )
 
 
 def error(code: str, message: str) -> StreamEvent:

@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass, field
 
 import regex
-
-from askdocs import lexical
 from askdocs.edge_runtime import events
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.events import StreamEvent
@@ -22,19 +20,89 @@ from askdocs.edge_runtime.fs import DocsFS
 from askdocs.edge_runtime.results import locate_in_chunk
 from askdocs.edge_runtime.search import SearchOutcome, identifier_tokens
 
+from askdocs import lexical
+
 MAX_SECTION_CHARS = 2400
 _LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
 
 # Words that say what kind of question it is, not what it is about.
 GENERIC = {
-    "en": {"how", "what", "which", "where", "when", "why", "who", "whom", "whose", "do", "doe",
-           "can", "could", "should", "would", "use", "us", "get", "set", "make", "need", "want",
-           "way", "work", "there", "tell", "explain", "mean", "happen", "someth", "anyth", "thing",
-           "possibl", "best", "document", "doc", "page"},
-    "es": {"com", "cóm", "qué", "cuál", "cual", "dónd", "dond", "cuánd", "cuand", "quién",
-           "pued", "deb", "hac", "usar", "us", "necesit", "quier", "form", "maner", "hay",
-           "algo", "cos", "posibl", "mejor", "document", "pagin", "funcion", "sirv", "usa",
-           "usan", "uso", "usam", "tien", "tengo", "hag", "hac"},
+    "en": {
+        "how",
+        "what",
+        "which",
+        "where",
+        "when",
+        "why",
+        "who",
+        "whom",
+        "whose",
+        "do",
+        "doe",
+        "can",
+        "could",
+        "should",
+        "would",
+        "use",
+        "us",
+        "get",
+        "set",
+        "make",
+        "need",
+        "want",
+        "way",
+        "work",
+        "there",
+        "tell",
+        "explain",
+        "mean",
+        "happen",
+        "someth",
+        "anyth",
+        "thing",
+        "possibl",
+        "best",
+        "document",
+        "doc",
+        "page",
+    },
+    "es": {
+        "com",
+        "cóm",
+        "qué",
+        "cuál",
+        "cual",
+        "dónd",
+        "dond",
+        "cuánd",
+        "cuand",
+        "quién",
+        "pued",
+        "deb",
+        "hac",
+        "usar",
+        "us",
+        "necesit",
+        "quier",
+        "form",
+        "maner",
+        "hay",
+        "algo",
+        "cos",
+        "posibl",
+        "mejor",
+        "document",
+        "pagin",
+        "funcion",
+        "sirv",
+        "usa",
+        "usan",
+        "uso",
+        "usam",
+        "tien",
+        "tengo",
+        "hag",
+    },
 }
 
 
@@ -110,9 +178,19 @@ class _Collector:
         self.items: list[Evidence] = []
         self._seen: set[tuple[int, int, str]] = set()
 
-    def add(self, set_index: int, page_index: int, offset: int, kind: str, score: float,
-            ref: ChunkRef | None = None, text: str | None = None, anchor: str | None = None,
-            heading: str | None = None, lastmod: str | None = None) -> Evidence | None:
+    def add(
+        self,
+        set_index: int,
+        page_index: int,
+        offset: int,
+        kind: str,
+        score: float,
+        ref: ChunkRef | None = None,
+        text: str | None = None,
+        anchor: str | None = None,
+        heading: str | None = None,
+        lastmod: str | None = None,
+    ) -> Evidence | None:
         page = self.corpus.page(set_index, page_index)
         if text is None:
             start, end, sec_anchor, sec_heading = section_at(self.corpus, set_index, page_index, offset)
@@ -126,17 +204,26 @@ class _Collector:
             return None
         self._seen.add(key)
         evidence = Evidence(
-            ref=ref, set=set_index, page=page_index,
-            url=page.url + (f"#{anchor}" if anchor else ""), page_url=page.url, title=page.title,
-            heading=heading or page.title, text=text, lastmod=lastmod or page.lastmod, kind=kind,
-            score=score, locale=page.locale,
+            ref=ref,
+            set=set_index,
+            page=page_index,
+            url=page.url + (f"#{anchor}" if anchor else ""),
+            page_url=page.url,
+            title=page.title,
+            heading=heading or page.title,
+            text=text,
+            lastmod=lastmod or page.lastmod,
+            kind=kind,
+            score=score,
+            locale=page.locale,
         )
         self.items.append(evidence)
         return evidence
 
 
-def investigate(fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages: int = 3,
-                max_links: int = 2) -> Investigation:
+def investigate(
+    fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages: int = 3, max_links: int = 2
+) -> Investigation:
     corpus = fs.corpus
     locale = outcome.locale
     steps: list[StreamEvent] = []
@@ -159,9 +246,18 @@ def investigate(fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages:
         weight = hit.score / top if top else 0.0
         if chunk.kind == "faq":
             question_text, _, answer = corpus.text(hit.ref).partition("\n\n")
-            collector.add(hit.ref.set, chunk.page, 0, "faq", weight, hit.ref,
-                          text=f"{question_text}\n\n{answer}", anchor=chunk.anchor,
-                          heading=question_text, lastmod=chunk.lastmod)
+            collector.add(
+                hit.ref.set,
+                chunk.page,
+                0,
+                "faq",
+                weight,
+                hit.ref,
+                text=f"{question_text}\n\n{answer}",
+                anchor=chunk.anchor,
+                heading=question_text,
+                lastmod=chunk.lastmod,
+            )
             continue
         anchor, _ = locate_in_chunk(corpus, hit.ref, outcome.query, locale, outcome.terms)
         offset = chunk.start
@@ -169,7 +265,7 @@ def investigate(fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages:
             if sec_anchor == anchor and chunk.start <= at < chunk.end:
                 offset = at
                 break
-        collector.add(hit.ref.set, chunk.page, offset, "section", weight * (0.97 ** rank), hit.ref)
+        collector.add(hit.ref.set, chunk.page, offset, "section", weight * (0.97**rank), hit.ref)
 
     for token in identifiers[:3]:
         pattern = regex.escape(token)
@@ -208,8 +304,9 @@ def investigate(fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages:
             break
 
     ordered = sorted(collector.items, key=lambda e: -e.score)
-    confidence, signals = assess(outcome, ordered, terms, identifiers, locale,
-                                 corpus.vocabulary(locale), question)
+    confidence, signals = assess(
+        outcome, ordered, terms, identifiers, locale, corpus.vocabulary(locale), question
+    )
     checked = []
     for evidence in ordered[:4]:
         if evidence.label not in checked:
@@ -246,16 +343,30 @@ class ConfidenceModel:
 # one is usually a product or feature the docs do not cover (Slack, NTLM, HTTP/3).
 CONFIDENCE = ConfidenceModel(
     bias=-6.642,
-    weights={"coverage": 5.421, "dense_z": 3.224, "lexical_frac": 2.442, "agreement": 1.0,
-             "unknown_frac": 4.32, "unknown_entity": -4.218, "ident_missing": -2.312,
-             "ident_found": -0.569, "faq": -2.381},
+    weights={
+        "coverage": 5.421,
+        "dense_z": 3.224,
+        "lexical_frac": 2.442,
+        "agreement": 1.0,
+        "unknown_frac": 4.32,
+        "unknown_entity": -4.218,
+        "ident_missing": -2.312,
+        "ident_found": -0.569,
+        "faq": -2.381,
+    },
 )
 _ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")
 
 
-def features(outcome: SearchOutcome, evidence: list[Evidence], terms: set[str],
-             identifiers: list[str], locale: str, vocabulary: frozenset[str] | None,
-             question: str) -> dict[str, float]:
+def features(
+    outcome: SearchOutcome,
+    evidence: list[Evidence],
+    terms: set[str],
+    identifiers: list[str],
+    locale: str,
+    vocabulary: frozenset[str] | None,
+    question: str,
+) -> dict[str, float]:
     """The signals confidence is computed from (all in roughly [0, 1] or z units)."""
     evidence_terms = _stems(locale, " ".join(e.text + " " + e.heading for e in evidence[:4]))
     coverage = len(terms & evidence_terms) / len(terms) if terms else 0.5
@@ -285,9 +396,16 @@ def features(outcome: SearchOutcome, evidence: list[Evidence], terms: set[str],
     }
 
 
-def assess(outcome: SearchOutcome, evidence: list[Evidence], terms: set[str],
-           identifiers: list[str], locale: str, vocabulary: frozenset[str] | None = None,
-           question: str = "", model: ConfidenceModel = CONFIDENCE) -> tuple[float, dict]:
+def assess(
+    outcome: SearchOutcome,
+    evidence: list[Evidence],
+    terms: set[str],
+    identifiers: list[str],
+    locale: str,
+    vocabulary: frozenset[str] | None = None,
+    question: str = "",
+    model: ConfidenceModel = CONFIDENCE,
+) -> tuple[float, dict]:
     """Confidence in [0, 1] that the evidence answers the question, and why."""
     if not evidence or not outcome.hits:
         return 0.0, {"reason": "no candidates"}

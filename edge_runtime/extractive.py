@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from askdocs import lexical
 from askdocs.edge_runtime.evidence import Evidence
 from askdocs.edge_runtime.i18n import phrase
+
+from askdocs import lexical
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[])")
 _FENCE = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
@@ -26,7 +27,9 @@ _PROCEDURAL = re.compile(
     r"cómo|como|comando|instalar|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
     re.I,
 )
-_POINTER = re.compile(r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I)
+_POINTER = re.compile(
+    r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
+)
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
 MAX_PROSE_WORDS = 180
 MAX_CODE_LINES = 24
@@ -101,10 +104,15 @@ def _terms(locale: str, text: str) -> set[str]:
     return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
 
 
-def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set[str],
-            identifiers: list[str],
-            relevance: Callable[[list[str]], list[float]] | None = None,
-            focus: set[str] | None = None) -> tuple[str, list[Evidence]]:
+def compose(
+    question: str,
+    evidence: list[Evidence],
+    locale: str,
+    key_terms: set[str],
+    identifiers: list[str],
+    relevance: Callable[[list[str]], list[float]] | None = None,
+    focus: set[str] | None = None,
+) -> tuple[str, list[Evidence]]:
     """The answer text and the evidence it quotes (its citations).
 
     `relevance` (optional) gives each unit's semantic similarity to the question
@@ -129,21 +137,23 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
     headings = [_terms(locale, e.heading) for e in pool]
     # How much of the question each whole section covers: answers come from sections
     # that address all of it, not from stray sentences that share a word or two.
-    coverage = [len((_terms(locale, e.text) | headings[i]) & key_terms) / len(key_terms)
-                if key_terms else 1.0 for i, e in enumerate(pool)]
+    coverage = [
+        len((_terms(locale, e.text) | headings[i]) & key_terms) / len(key_terms) if key_terms else 1.0
+        for i, e in enumerate(pool)
+    ]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
         score = sum(_weight(t, focus) / math.sqrt(frequency[t]) for t in matched)
         # The section heading speaks for its body ("## TFX-2210" then "Batch too large.").
-        score += 0.5 * sum(1.0 / math.sqrt(frequency.get(t, 1)) for t in
-                           (headings[unit.evidence] & key_terms) - matched)
+        score += 0.5 * sum(
+            1.0 / math.sqrt(frequency.get(t, 1)) for t in (headings[unit.evidence] & key_terms) - matched
+        )
         if dense is not None:
             score += DENSE_WEIGHT * dense[position]
         lowered = unit.text.lower()
         heading = source.heading.lower()
-        score += sum(2.5 if token in lowered else 1.5 if token in heading else 0.0
-                     for token in identifiers)
+        score += sum(2.5 if token in lowered else 1.5 if token in heading else 0.0 for token in identifiers)
         if unit.kind == "code":
             score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
         if source.kind == "faq":
@@ -165,11 +175,13 @@ def compose(question: str, evidence: list[Evidence], locale: str, key_terms: set
     cited: list[Evidence] = []
     for index in sorted(groups, key=lambda i: min(-u.score for u in groups[i])):
         source = pool[index]
-        dated = (f" — {source.lastmod}" if source.lastmod and source.kind != "faq"
-                 and _has_section_date(source) else "")
+        dated = (
+            f" — {source.lastmod}"
+            if source.lastmod and source.kind != "faq" and _has_section_date(source)
+            else ""
+        )
         label = source.label.replace("[", "(").replace("]", ")")
-        parts.append(_render(groups[index])
-                     + f"\n\n{phrase(locale, 'from')}: [{label}]({source.url}){dated}")
+        parts.append(_render(groups[index]) + f"\n\n{phrase(locale, 'from')}: [{label}]({source.url}){dated}")
         cited.append(source)
     return "\n\n".join(parts), cited
 
@@ -216,8 +228,9 @@ def _has_section_date(evidence: Evidence) -> bool:
 
 def _choose(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence]) -> list[Unit]:
     stale = _superseded(units, unit_terms, pool)
-    ranked = sorted((u for i, u in enumerate(units) if u.score > 0 and i not in stale),
-                    key=lambda u: -u.score)
+    ranked = sorted(
+        (u for i, u in enumerate(units) if u.score > 0 and i not in stale), key=lambda u: -u.score
+    )
     if not ranked:
         return []
     best = ranked[0].score
@@ -251,8 +264,10 @@ def _around_best(chosen: list[Unit], best: Unit, units: list[Unit], stale: set[i
     carry its conditions and numbers."""
     picked = {id(u) for u in chosen}
     position = {id(u): i for i, u in enumerate(units)}
-    section = sorted((u for u in units if u.evidence == best.evidence
-                      and position[id(u)] not in stale), key=lambda u: u.order)
+    section = sorted(
+        (u for u in units if u.evidence == best.evidence and position[id(u)] not in stale),
+        key=lambda u: u.order,
+    )
     at = next(i for i, u in enumerate(section) if u is best)
     words = sum(len(u.text.split()) for u in chosen if u.kind != "code")
     left, right = at - 1, at + 1
@@ -290,8 +305,11 @@ def _with_continuations(chosen: list[Unit], units: list[Unit]) -> list[Unit]:
     for unit in chosen:
         if unit.kind == "row":  # a row makes sense with its table: bring small tables whole
             header = unit.text.partition("\n")[0]
-            table = [u for u in units if u.evidence == unit.evidence and u.kind == "row"
-                     and u.text.partition("\n")[0] == header]
+            table = [
+                u
+                for u in units
+                if u.evidence == unit.evidence and u.kind == "row" and u.text.partition("\n")[0] == header
+            ]
             if len(table) <= 8:
                 for row in table:
                     if id(row) not in picked:
@@ -313,9 +331,14 @@ def _with_continuations(chosen: list[Unit], units: list[Unit]) -> list[Unit]:
     return chosen + extra
 
 
-def _drop_redundant_sources(chosen: list[Unit], units: list[Unit], unit_terms: list[set[str]],
-                            key_terms: set[str], identifiers: list[str],
-                            pool: list[Evidence]) -> list[Unit]:
+def _drop_redundant_sources(
+    chosen: list[Unit],
+    units: list[Unit],
+    unit_terms: list[set[str]],
+    key_terms: set[str],
+    identifiers: list[str],
+    pool: list[Evidence],
+) -> list[Unit]:
     """A second source is quoted only when it adds what the first lacks (two-page answers),
     or when the first points to it ("configure it as described on [Networking](...)")."""
     if not chosen:
@@ -335,8 +358,12 @@ def _drop_redundant_sources(chosen: list[Unit], units: list[Unit], unit_terms: l
     best = max(u.score for u in chosen)
     targets = {target.split("#")[0] for u in first for _, target in _LINK.findall(u.text)}
     pointed = [i for i, e in enumerate(pool) if i != primary and e.page_url in targets]
-    extra = [u for u in chosen if u.evidence != primary
-             and (u.evidence in pointed or u.score >= SECOND_SOURCE_RATIO * best and covers([u]) - covered)]
+    extra = [
+        u
+        for u in chosen
+        if u.evidence != primary
+        and (u.evidence in pointed or u.score >= SECOND_SOURCE_RATIO * best and covers([u]) - covered)
+    ]
     if pointed and not any(u.evidence in pointed for u in extra):
         target_units = [u for u in units if u.evidence == pointed[0] and u.score > 0]
         extra += sorted(target_units, key=lambda u: -u.score)[:2]
@@ -370,6 +397,8 @@ def _trim_code(block: str) -> str:
 
 def refusal(locale: str, checked: list[str]) -> str:
     if checked:
-        places = ", ".join(checked[:-1]) + (f" {phrase(locale, 'and')} " if len(checked) > 1 else "") + checked[-1]
+        places = (
+            ", ".join(checked[:-1]) + (f" {phrase(locale, 'and')} " if len(checked) > 1 else "") + checked[-1]
+        )
         return phrase(locale, "checked", places=places)
     return phrase(locale, "checked_nothing")

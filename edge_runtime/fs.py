@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import regex
-
-from askdocs import lexical
 from askdocs.edge_runtime.errors import ApiError
 from askdocs.edge_runtime.lru import LRU
 from askdocs.edge_runtime.scope import Scope
+
+from askdocs import lexical
 
 MAX_MATCHES = 200
 MAX_LINE = 400
@@ -115,8 +115,9 @@ class DocsFS:
         entries = []
         for child in names:
             name = child.rstrip("/").rsplit("/", 1)[-1] or "/"
-            entries.append({"name": name, "path": child, "type": self.tree.kind(child),
-                            "title": self._title(child)})
+            entries.append(
+                {"name": name, "path": child, "type": self.tree.kind(child), "title": self._title(child)}
+            )
         return {"path": resolved, "entries": entries}
 
     def find(self, name: str, path: str | None = None, limit: int = 50) -> dict:
@@ -136,7 +137,7 @@ class DocsFS:
             if glob:
                 if fnmatch.fnmatch(segment, needle) or fnmatch.fnmatch(title, needle):
                     scored.append((0, url))
-            elif needle == segment or needle == title:
+            elif needle in (segment, title):
                 scored.append((0, url))
             elif segment.startswith(needle) or title.startswith(needle):
                 scored.append((1, url))
@@ -151,8 +152,13 @@ class DocsFS:
         if where is None:
             raise ApiError(404, "not_found", f"{resolved} is a directory, not a page; try ls")
         page = self.corpus.page(*where)
-        return {"path": resolved, "title": page.title, "locale": page.locale,
-                "content": page.content, "lastmod": page.lastmod}
+        return {
+            "path": resolved,
+            "title": page.title,
+            "locale": page.locale,
+            "content": page.content,
+            "lastmod": page.lastmod,
+        }
 
     def lines(self, url: str) -> list[str]:
         key = (self.corpus.version, url)
@@ -162,8 +168,15 @@ class DocsFS:
             self.caches.pages.put(key, cached)
         return cached
 
-    def grep(self, pattern: str, path: str | None = None, *, ignore_case: bool = False,
-             budget: float = 0.5, max_matches: int = MAX_MATCHES) -> dict:
+    def grep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        *,
+        ignore_case: bool = False,
+        budget: float = 0.5,
+        max_matches: int = MAX_MATCHES,
+    ) -> dict:
         if not pattern:
             raise ApiError(400, "missing_field", "`pattern` is required")
         flags = re.IGNORECASE if ignore_case else 0
@@ -194,18 +207,28 @@ class DocsFS:
                     break
                 if found is None:
                     continue
-                matches.append({
-                    "path": url, "line": number, "text": line[:MAX_LINE],
-                    "before": page_lines[number - 2][:MAX_LINE] if number > 1 else "",
-                    "after": page_lines[number][:MAX_LINE] if number < len(page_lines) else "",
-                })
+                matches.append(
+                    {
+                        "path": url,
+                        "line": number,
+                        "text": line[:MAX_LINE],
+                        "before": page_lines[number - 2][:MAX_LINE] if number > 1 else "",
+                        "after": page_lines[number][:MAX_LINE] if number < len(page_lines) else "",
+                    }
+                )
                 if len(matches) >= max_matches:
                     complete = False
                     break
             if not complete:
                 break
-        return {"pattern": pattern, "path": root, "matches": matches, "complete": complete,
-                "timed_out": timed_out, "pages_searched": len(candidates)}
+        return {
+            "pattern": pattern,
+            "path": root,
+            "matches": matches,
+            "complete": complete,
+            "timed_out": timed_out,
+            "pages_searched": len(candidates),
+        }
 
     def _candidates(self, root: str, literal: str, folded: bool) -> list[str]:
         """Phase one: pages that can match, best first (cached per reader and literal)."""
@@ -216,8 +239,16 @@ class DocsFS:
         urls = [u for u in self.tree.pages if u.startswith(root)]
         if literal:
             needle = literal.lower() if folded else literal
-            urls = [u for u in urls if needle in (self.corpus.page(*self.tree.pages[u]).content.lower()
-                                                   if folded else self.corpus.page(*self.tree.pages[u]).content)]
+            urls = [
+                u
+                for u in urls
+                if needle
+                in (
+                    self.corpus.page(*self.tree.pages[u]).content.lower()
+                    if folded
+                    else self.corpus.page(*self.tree.pages[u]).content
+                )
+            ]
             order = self._lexical_order(literal)
             urls.sort(key=lambda u: (order.get(u, len(order)), u))
         self.caches.grep.put(key, urls)

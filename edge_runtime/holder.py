@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-
 from askdocs.edge_runtime.corpus import Corpus, load_corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
+
 from askdocs.remote import is_url
 from askdocs.shards import MANIFEST
 
@@ -36,8 +36,7 @@ class Live:
 
 def _manifest_bytes(source: str) -> bytes:
     if is_url(source):
-        response = httpx.get(source.rstrip("/") + "/" + MANIFEST, timeout=30,
-                             follow_redirects=True)
+        response = httpx.get(source.rstrip("/") + "/" + MANIFEST, timeout=30, follow_redirects=True)
         response.raise_for_status()
         return response.content
     return (Path(source) / MANIFEST).read_bytes()
@@ -72,10 +71,10 @@ class IndexHolder:
                 if stamp == self.state.fingerprint:
                     return False
                 current = self.state
-                corpus, embedder = load_corpus(self.index, self.private,
-                                               embedder=current.embedder.embedder)
-                query_embedder = (current.embedder if embedder is current.embedder.embedder
-                                  else QueryEmbedder(embedder))
+                corpus, embedder = load_corpus(self.index, self.private, embedder=current.embedder.embedder)
+                query_embedder = (
+                    current.embedder if embedder is current.embedder.embedder else QueryEmbedder(embedder)
+                )
                 self.state = Live(corpus, query_embedder, stamp, time.time())
                 self.reloads += 1
                 self.last_error = None
@@ -83,6 +82,7 @@ class IndexHolder:
                 return True
             except Exception as exc:
                 self.last_error = f"{type(exc).__name__}: {exc}"
-                log.error("index reload failed, still serving %s: %s",
-                          self.state.corpus.version, self.last_error)
+                log.error(
+                    "index reload failed, still serving %s: %s", self.state.corpus.version, self.last_error
+                )
                 raise

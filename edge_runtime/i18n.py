@@ -8,22 +8,21 @@ PHRASES = {
         "checked": "I couldn't confirm this in the documentation. I checked {places}.",
         "checked_nothing": "I couldn't find anything about this in the documentation.",
         "contact": "Contact support",
-        "escalate_offer": "If you'd rather talk to a person, our support team can help.",
         "human": "Of course. Our support team can help you directly.",
         "fallback": "(The language model was unavailable, so this answer quotes the documentation directly.)",
         "and": "and",
-        "outdated": "Older release notes said otherwise; this is the newest.",
     },
     "es": {
         "from": "Fuente",
         "checked": "No pude confirmarlo en la documentación. Revisé {places}.",
         "checked_nothing": "No encontré nada sobre esto en la documentación.",
         "contact": "Contactar con soporte",
-        "escalate_offer": "Si prefiere hablar con una persona, nuestro equipo de soporte puede ayudarle.",
         "human": "Por supuesto. Nuestro equipo de soporte puede ayudarle directamente.",
-        "fallback": "(El modelo de lenguaje no estaba disponible, así que esta respuesta cita la documentación directamente.)",
+        "fallback": (
+            "(El modelo de lenguaje no estaba disponible, así que esta respuesta cita "
+            "la documentación directamente.)"
+        ),
         "and": "y",
-        "outdated": "Notas de versión anteriores decían otra cosa; esta es la más reciente.",
     },
 }
 
@@ -32,8 +31,3 @@ def phrase(locale: str, key: str, **values: str) -> str:
     table = PHRASES.get(locale, PHRASES["en"])
     return table.get(key, PHRASES["en"][key]).format(**values)
 
-
-def join_list(locale: str, items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + f" {phrase(locale, 'and')} " + items[-1]

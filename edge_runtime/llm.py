@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 
 import httpx
 import json_repair
-
 from askdocs.edge_runtime.prompts import NO_ANSWER
 from askdocs.edge_runtime.settings import LLMSettings
 
@@ -85,7 +84,9 @@ class LLMClient:
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
         self.http = httpx.AsyncClient(
-            base_url=settings.base_url, headers=headers, transport=transport,
+            base_url=settings.base_url,
+            headers=headers,
+            transport=transport,
             timeout=httpx.Timeout(settings.timeout, connect=min(10.0, settings.timeout)),
         )
         self.supports_tools: bool | None = None
@@ -99,8 +100,13 @@ class LLMClient:
     async def stream(self, messages: list[dict], tools: list[dict] | None = None) -> AsyncIterator[Delta]:
         if not self.budget.allows():
             raise LLMError("budget", f"daily token budget of {self.budget.daily:,} reached")
-        body: dict = {"model": self.settings.model, "messages": messages, "stream": True,
-                      "temperature": 0.1, "stream_options": {"include_usage": True}}
+        body: dict = {
+            "model": self.settings.model,
+            "messages": messages,
+            "stream": True,
+            "temperature": 0.1,
+            "stream_options": {"include_usage": True},
+        }
         if tools:
             body["tools"] = tools
         try:
@@ -145,9 +151,13 @@ class LLMClient:
                             yield Delta("text", text=delta["content"])
                         for call in delta.get("tool_calls") or []:
                             function = call.get("function") or {}
-                            yield Delta("tool_call", index=int(call.get("index", 0)),
-                                        call_id=call.get("id"), name=function.get("name"),
-                                        arguments=function.get("arguments") or "")
+                            yield Delta(
+                                "tool_call",
+                                index=int(call.get("index", 0)),
+                                call_id=call.get("id"),
+                                name=function.get("name"),
+                                arguments=function.get("arguments") or "",
+                            )
                         if choice.get("finish_reason"):
                             yield Delta("finish", text=choice["finish_reason"])
         except httpx.TimeoutException as exc:
@@ -225,13 +235,13 @@ class Sanitizer:
                         self.used.append(n)
                 if known:
                     out.append("[" + ", ".join(str(n) for n in known) + "]")
-                self._buffer = rest[citation.end():]
+                self._buffer = rest[citation.end() :]
                 continue
             link = _LINK.match(rest)
             if link:
                 label, target = link.group(1), link.group(2)
                 out.append(f"[{label}]({target})" if _on_site(target) else label)
-                self._buffer = rest[link.end():]
+                self._buffer = rest[link.end() :]
                 continue
             if not final and _MAYBE.match(rest) and len(rest) < 1100:
                 self._buffer = rest

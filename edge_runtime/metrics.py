@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from askdocs.edge_runtime.lru import LRU
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
-
-from askdocs.edge_runtime.lru import LRU
 
 
 class _CacheCollector(Collector):
@@ -29,25 +28,31 @@ class Metrics:
     def __init__(self, caches: Callable[[], Iterable[LRU]]) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.requests = Counter("askdocs_requests", "HTTP requests", ["endpoint", "status"],
-                                registry=r)
+        self.requests = Counter("askdocs_requests", "HTTP requests", ["endpoint", "status"], registry=r)
         self.latency = Histogram(
-            "askdocs_request_seconds", "Request latency (to the last byte)", ["endpoint"],
-            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60), registry=r)
-        self.retrievers = Counter("askdocs_retriever_runs", "Retriever runs by outcome",
-                                  ["retriever", "outcome"], registry=r)
+            "askdocs_request_seconds",
+            "Request latency (to the last byte)",
+            ["endpoint"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+            registry=r,
+        )
+        self.retrievers = Counter(
+            "askdocs_retriever_runs", "Retriever runs by outcome", ["retriever", "outcome"], registry=r
+        )
         self.answers = Counter("askdocs_answers", "Chat answers", ["mode", "answered"], registry=r)
-        self.escalations = Counter("askdocs_escalations", "Answers that offered escalation",
-                                   ["reason"], registry=r)
+        self.escalations = Counter(
+            "askdocs_escalations", "Answers that offered escalation", ["reason"], registry=r
+        )
         self.llm_tokens = Counter("askdocs_llm_tokens", "LLM tokens used", ["kind"], registry=r)
-        self.llm_failures = Counter("askdocs_llm_failures", "LLM calls that failed", ["reason"],
-                                    registry=r)
-        self.reloads = Counter("askdocs_index_reloads", "Index reload attempts", ["outcome"],
-                               registry=r)
+        self.llm_failures = Counter("askdocs_llm_failures", "LLM calls that failed", ["reason"], registry=r)
+        self.reloads = Counter("askdocs_index_reloads", "Index reload attempts", ["outcome"], registry=r)
         self.index_chunks = Gauge("askdocs_index_chunks", "Chunks in the live index", registry=r)
         self.first_token = Histogram(
-            "askdocs_chat_first_token_seconds", "Time to the first answer token",
-            buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30), registry=r)
+            "askdocs_chat_first_token_seconds",
+            "Time to the first answer token",
+            buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+            registry=r,
+        )
         r.register(_CacheCollector(caches))
 
     def render(self) -> bytes:

@@ -10,8 +10,9 @@ from askdocs.edge_runtime.search import Hit, SearchOutcome, identifier_tokens, s
 _WORD = re.compile(r"\w+")
 
 
-def locate_in_chunk(corpus: Corpus, ref: ChunkRef, query: str, locale: str,
-                    terms: set[str]) -> tuple[str, str]:
+def locate_in_chunk(
+    corpus: Corpus, ref: ChunkRef, query: str, locale: str, terms: set[str]
+) -> tuple[str, str]:
     """(anchor, heading) of the part of a chunk that best matches the query.
 
     A chunk may span several small sections (merged at build time); the
@@ -31,7 +32,7 @@ def locate_in_chunk(corpus: Corpus, ref: ChunkRef, query: str, locale: str,
     labels = [default] + [(a, h.split(" › ")[-1]) for _, a, h in inside]
     if inside[0][0] == chunk.start:
         bounds, labels = bounds[1:], labels[1:]
-    segments = [(page.content[bounds[i]: bounds[i + 1]], labels[i]) for i in range(len(labels))]
+    segments = [(page.content[bounds[i] : bounds[i + 1]], labels[i]) for i in range(len(labels))]
     tokens = identifier_tokens(query)
     for text, label in segments:
         lowered = text.lower()
@@ -61,6 +62,9 @@ def result_json(corpus: Corpus, outcome: SearchOutcome, hit: Hit) -> dict:
         "locale": page.locale,
         "kind": chunk.kind,
         "lastmod": chunk.lastmod,
-        "retrievers": [name for name, rank in (("lexical", hit.lexical_rank), ("dense", hit.dense_rank))
-                       if rank is not None],
+        "retrievers": [
+            name
+            for name, rank in (("lexical", hit.lexical_rank), ("dense", hit.dense_rank))
+            if rank is not None
+        ],
     }

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-
 from askdocs.edge_runtime.corpus import Corpus
 from askdocs.edge_runtime.lru import LRU
 
@@ -73,13 +72,11 @@ def make_scope(corpus: Corpus, reader: Reader) -> Scope:
     page_masks, chunk_masks = [], []
     for loaded in corpus.sets:
         mask = np.array(
-            [not page.groups or bool(reader.groups.intersection(page.groups))
-             for page in loaded.pages],
+            [not page.groups or bool(reader.groups.intersection(page.groups)) for page in loaded.pages],
             dtype=bool,
         )
         page_masks.append(mask)
-        chunk_masks.append(mask[loaded.chunk_page] if len(loaded.chunk_page) else
-                           np.zeros(0, dtype=bool))
+        chunk_masks.append(mask[loaded.chunk_page] if len(loaded.chunk_page) else np.zeros(0, dtype=bool))
     return Scope(corpus, reader.groups, page_masks, chunk_masks)
 
 

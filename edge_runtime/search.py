@@ -18,11 +18,11 @@ from datetime import date
 from functools import lru_cache
 
 import numpy as np
-
-from askdocs import lexical
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.scope import Scope
+
+from askdocs import lexical
 
 log = logging.getLogger("askdocs.search")
 
@@ -134,12 +134,21 @@ def hybrid_search(
     temporal = bool(TEMPORAL.search(text))
     exact_tokens = identifier_tokens(text)
     # Changelogs name every identifier ever touched: on ties, the page that explains it wins.
-    exact_rank = _rank_by(candidates, lambda ref: _exact_count(corpus, ref, exact_tokens) - (
-        0.5 if corpus.chunk_page(ref).kind == "changelog" and not temporal else 0.0))
-    heading_rank = _rank_by(
+    exact_rank = _rank_by(
         candidates,
-        lambda ref: len(outcome.terms & corpus.sets[ref.set].heading_terms(ref.index, loc)),
-    ) if outcome.terms else {}
+        lambda ref: (
+            _exact_count(corpus, ref, exact_tokens)
+            - (0.5 if corpus.chunk_page(ref).kind == "changelog" and not temporal else 0.0)
+        ),
+    )
+    heading_rank = (
+        _rank_by(
+            candidates,
+            lambda ref: len(outcome.terms & corpus.sets[ref.set].heading_terms(ref.index, loc)),
+        )
+        if outcome.terms
+        else {}
+    )
     newest, oldest = _date_range(corpus, candidates)
     for ref, hit in candidates.items():
         chunk = corpus.chunk(ref)
@@ -171,7 +180,7 @@ def hybrid_search(
 
     ranked = sorted(candidates.values(), key=lambda h: (-h.score, h.ref.set, h.ref.index))
     if embedder is not None and "dense" in outcome.retrievers:
-        ranked = _newest_wins(corpus, ranked[: max(k * 3, 30)], weights) + ranked[max(k * 3, 30):]
+        ranked = _newest_wins(corpus, ranked[: max(k * 3, 30)], weights) + ranked[max(k * 3, 30) :]
     if dedupe:
         ranked = _dedupe(corpus, ranked)
     outcome.hits = ranked[:k]
@@ -183,7 +192,9 @@ TEMPORAL = re.compile(
     r"\b(when|which version|what version|since|until|changed?|changelog|deprecat\w*|removed?|"
     r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
     r"cu[aá]ndo|qu[eé] versi[oó]n|desde|cambi\w*|obsolet\w*|elimin\w*|nuev\w*|"
-    r"actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b", re.I)
+    r"actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
+    re.I,
+)
 _IDENTIFIER = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.:/-]*(?:\d|_|[a-z][A-Z]|\w[.\-/:]\w)[\w.:/-]*)")
 
 

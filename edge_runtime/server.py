@@ -6,16 +6,15 @@ import logging
 from pathlib import Path
 
 import uvicorn
-
 from askdocs.edge_runtime.app import create_app
 from askdocs.edge_runtime.settings import Settings
+
 from askdocs.shards import SHARD_DIR
 
 log = logging.getLogger("askdocs.runtime")
 
 
-def settings_for(site_dir: str | None, index: str | None, private: str | None,
-                 **overrides) -> Settings:
+def settings_for(site_dir: str | None, index: str | None, private: str | None, **overrides) -> Settings:
     if site_dir:
         root = Path(site_dir)
         index = index or str(root / SHARD_DIR)

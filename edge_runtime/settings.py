@@ -77,8 +77,9 @@ class Settings:
         unknown = sorted(k for k in env if k.startswith("ASKDOCS_") and k not in KNOWN_ENV)
         if unknown:
             known = "\n".join(f"  {k}: {v}" for k, v in KNOWN_ENV.items())
-            raise AskdocsError(f"unknown environment variable(s) {', '.join(unknown)}; "
-                               f"askdocs reads:\n{known}")
+            raise AskdocsError(
+                f"unknown environment variable(s) {', '.join(unknown)}; askdocs reads:\n{known}"
+            )
         values: dict = {}
         if env.get("ASKDOCS_SUPPORT_URL"):
             values["support_url"] = env["ASKDOCS_SUPPORT_URL"]
@@ -91,7 +92,8 @@ class Settings:
             values["client_ip_header"] = env["ASKDOCS_CLIENT_IP_HEADER"]
         if env.get("ASKDOCS_CORS_ORIGINS"):
             values["cors_origins"] = tuple(
-                o.strip() for o in env["ASKDOCS_CORS_ORIGINS"].split(",") if o.strip())
+                o.strip() for o in env["ASKDOCS_CORS_ORIGINS"].split(",") if o.strip()
+            )
         if env.get("ASKDOCS_RELOAD_INTERVAL"):
             values["reload_interval"] = _number(env, "ASKDOCS_RELOAD_INTERVAL")
         if env.get("ASKDOCS_EVENT_LOG"):
@@ -111,7 +113,8 @@ class Settings:
             if not (base_url and model):
                 raise AskdocsError(
                     "an LLM needs both OPENAI_BASE_URL and ASKDOCS_LLM_MODEL "
-                    f"(got {'OPENAI_BASE_URL' if base_url else 'ASKDOCS_LLM_MODEL'} only)")
+                    f"(got {'OPENAI_BASE_URL' if base_url else 'ASKDOCS_LLM_MODEL'} only)"
+                )
             budget = env.get("ASKDOCS_DAILY_TOKEN_BUDGET")
             values["llm"] = LLMSettings(
                 base_url=base_url.rstrip("/"),
@@ -137,8 +140,10 @@ class Settings:
             try:
                 parse(self.rate_limit)
             except ValueError as exc:
-                raise AskdocsError(f"ASKDOCS_RATE_LIMIT {self.rate_limit!r} is not a rate such as "
-                                   f"`120/minute` or `off` ({exc})") from exc
+                raise AskdocsError(
+                    f"ASKDOCS_RATE_LIMIT {self.rate_limit!r} is not a rate such as "
+                    f"`120/minute` or `off` ({exc})"
+                ) from exc
 
 
 def _number(env: Mapping[str, str], key: str) -> float:

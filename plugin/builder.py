@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from askdocs.plugin import privacy
+from askdocs.plugin.chunking import ChunkSettings, chunk_page
+from askdocs.plugin.extract import ExtractedPage, extract, strip_links
+from askdocs.plugin.sitemaps import page_dates
 
 from askdocs import __version__
 from askdocs.embedder import Embedder, quantize
 from askdocs.errors import BuildError, ShardError
 from askdocs.lexical import LexicalDoc, build_index, dumps
 from askdocs.models import AUTO, ModelInfo, choose_model, locate
-from askdocs.plugin import privacy
-from askdocs.plugin.chunking import ChunkSettings, chunk_page
-from askdocs.plugin.extract import ExtractedPage, extract, strip_links
-from askdocs.plugin.sitemaps import page_dates
 from askdocs.remote import materialize
 from askdocs.shards import (
     FORMAT_NAME,
@@ -119,8 +119,9 @@ class _SetData:
 
 
 class IndexBuilder:
-    def __init__(self, options: BuildOptions, *, embedder: Embedder | None = None,
-                 logger: logging.Logger = log) -> None:
+    def __init__(
+        self, options: BuildOptions, *, embedder: Embedder | None = None, logger: logging.Logger = log
+    ) -> None:
         self.options = options
         self.log = logger
         self._embedder = embedder
@@ -160,8 +161,13 @@ class IndexBuilder:
         """Extract one page; excluded pages are counted and dropped."""
         where = raw.path or raw.url
         try:
-            page = extract(raw.html, raw.url, site_url=self.options.site_url,
-                           default_locale=self.options.default_locale, meta=raw.meta)
+            page = extract(
+                raw.html,
+                raw.url,
+                site_url=self.options.site_url,
+                default_locale=self.options.default_locale,
+                meta=raw.meta,
+            )
         except Exception as exc:  # a broken page must not sink the whole build
             self._warn(f"{where}: skipped, could not be parsed ({exc})")
             return None
@@ -172,8 +178,9 @@ class IndexBuilder:
             self._pages.pop(page.url, None)
             return None
         if len(page.content) > MAX_CONTENT_CHARS:
-            self._warn(f"{where}: {len(page.content):,} characters of text; indexed the first "
-                       f"{MAX_CONTENT_CHARS:,}")
+            self._warn(
+                f"{where}: {len(page.content):,} characters of text; indexed the first {MAX_CONTENT_CHARS:,}"
+            )
             page.content = page.content[:MAX_CONTENT_CHARS]
             page.blocks = [b for b in page.blocks if b.end <= MAX_CONTENT_CHARS]
         if not page.content.strip() or len(page.blocks) <= 1 and not page.faqs:
@@ -186,8 +193,11 @@ class IndexBuilder:
 
     def remember_previous(self) -> None:
         """Keep the vectors of the last build (read before the site dir is cleaned)."""
-        sources = [self.options.previous] if self.options.previous else [
-            str(self.options.shard_dir), str(self.options.resolved_private_dir)]
+        sources = (
+            [self.options.previous]
+            if self.options.previous
+            else [str(self.options.shard_dir), str(self.options.resolved_private_dir)]
+        )
         for source in sources:
             try:
                 shard_set = load_shards(materialize(source))
@@ -201,8 +211,7 @@ class IndexBuilder:
                 self._reuse[chunk.hash] = (np.array(shard_set.vectors[i]), float(shard_set.scales[i]))
             for i, page in enumerate(shard_set.pages):
                 key = _title_hash(sha, _title_text(page.title, page.description))
-                self._reuse[key] = (np.array(shard_set.title_vectors[i]),
-                                    float(shard_set.title_scales[i]))
+                self._reuse[key] = (np.array(shard_set.title_vectors[i]), float(shard_set.title_scales[i]))
 
     # -- output ------------------------------------------------------------
     def build(self) -> BuildReport:
@@ -267,23 +276,41 @@ class IndexBuilder:
         limit = self.model.max_tokens - 32
         for page_index, item in enumerate(prepared):
             page = item.page
-            data.pages.append(PageRecord(
-                url=page.url, title=page.title, locale=page.locale, groups=page.groups,
-                lastmod=page.lastmod, kind=page.kind, headings=page.headings, links=page.links,
-                word_count=page.word_count, content_hash=page.content_hash,
-                description=page.description, content=page.content,
-            ))
+            data.pages.append(
+                PageRecord(
+                    url=page.url,
+                    title=page.title,
+                    locale=page.locale,
+                    groups=page.groups,
+                    lastmod=page.lastmod,
+                    kind=page.kind,
+                    headings=page.headings,
+                    links=page.links,
+                    word_count=page.word_count,
+                    content_hash=page.content_hash,
+                    description=page.description,
+                    content=page.content,
+                )
+            )
             data.title_texts.append(_title_text(page.title, page.description))
-            spans = chunk_page(page.blocks, page.content, self.embedder.count_tokens,
-                               self.options.chunks, limit)
+            spans = chunk_page(
+                page.blocks, page.content, self.embedder.count_tokens, self.options.chunks, limit
+            )
             for span in spans:
                 text = strip_links(page.content[span.start : span.end])
                 embed_text = _embed_text(page.title, span.headings, text)
-                data.chunks.append(ChunkRecord(
-                    page=page_index, start=span.start, end=span.end, anchor=span.anchor,
-                    headings=span.headings, lastmod=span.lastmod or page.lastmod,
-                    kind="section", hash=_chunk_hash(self.model.sha256, embed_text),
-                ))
+                data.chunks.append(
+                    ChunkRecord(
+                        page=page_index,
+                        start=span.start,
+                        end=span.end,
+                        anchor=span.anchor,
+                        headings=span.headings,
+                        lastmod=span.lastmod or page.lastmod,
+                        kind="section",
+                        hash=_chunk_hash(self.model.sha256, embed_text),
+                    )
+                )
                 data.embed_texts.append(embed_text)
             anchors = {_norm(h.text): h.anchor for h in page.headings}
             for question, answer in page.faqs:
@@ -291,11 +318,19 @@ class IndexBuilder:
                 text = f"{question}\n\n{answer}"
                 embed_text = _embed_text(page.title, [question], answer)
                 data.faqs.append(FaqRecord(page_index, question, answer, anchor))
-                data.chunks.append(ChunkRecord(
-                    page=page_index, start=0, end=0, anchor=anchor, headings=[question],
-                    lastmod=page.lastmod, kind="faq", hash=_chunk_hash(self.model.sha256, embed_text),
-                    text=text,
-                ))
+                data.chunks.append(
+                    ChunkRecord(
+                        page=page_index,
+                        start=0,
+                        end=0,
+                        anchor=anchor,
+                        headings=[question],
+                        lastmod=page.lastmod,
+                        kind="faq",
+                        hash=_chunk_hash(self.model.sha256, embed_text),
+                        text=text,
+                    )
+                )
                 data.embed_texts.append(embed_text)
         return data
 
@@ -308,8 +343,12 @@ class IndexBuilder:
                 jobs.append((name, "title", row, text))
         dim = self.model.dim
         out = {
-            name: (np.zeros((len(d.embed_texts), dim), np.int8), np.ones(len(d.embed_texts), np.float32),
-                   np.zeros((len(d.title_texts), dim), np.int8), np.ones(len(d.title_texts), np.float32))
+            name: (
+                np.zeros((len(d.embed_texts), dim), np.int8),
+                np.ones(len(d.embed_texts), np.float32),
+                np.zeros((len(d.title_texts), dim), np.int8),
+                np.ones(len(d.title_texts), np.float32),
+            )
             for name, d in sets.items()
         }
         todo = []
@@ -334,16 +373,21 @@ class IndexBuilder:
         return out
 
     @staticmethod
-    def _store(arrays: tuple[np.ndarray, ...], kind: str, row: int, vector: np.ndarray,
-               scale: float) -> None:
+    def _store(arrays: tuple[np.ndarray, ...], kind: str, row: int, vector: np.ndarray, scale: float) -> None:
         vecs, scales, tvecs, tscales = arrays
         if kind == "chunk":
             vecs[row], scales[row] = vector, scale
         else:
             tvecs[row], tscales[row] = vector, scale
 
-    def _write(self, folder: Path, visibility: str, data: _SetData,
-               arrays: tuple[np.ndarray, ...], support_url: str | None) -> None:
+    def _write(
+        self,
+        folder: Path,
+        visibility: str,
+        data: _SetData,
+        arrays: tuple[np.ndarray, ...],
+        support_url: str | None,
+    ) -> None:
         vectors, scales, title_vectors, title_scales = arrays
         writer = ShardWriter()
         writer.add_json_parts("pages", [_page_json(p) for p in data.pages])
@@ -357,14 +401,18 @@ class IndexBuilder:
         locales = sorted({p.locale for p in data.pages})
         for locale in locales:
             docs = [
-                LexicalDoc(str(i), data.pages[c.page].title, " ".join(c.headings),
-                           strip_links(chunk_text(data.pages[c.page], c)))
-                for i, c in enumerate(data.chunks) if data.pages[c.page].locale == locale
+                LexicalDoc(
+                    str(i),
+                    data.pages[c.page].title,
+                    " ".join(c.headings),
+                    strip_links(chunk_text(data.pages[c.page], c)),
+                )
+                for i, c in enumerate(data.chunks)
+                if data.pages[c.page].locale == locale
             ]
             writer.add("lunr", dumps(build_index(locale, docs)), "json", locale=locale)
             if visibility == "public":
-                writer.add("search_docs", json_bytes(_search_docs(data, locale)), "json",
-                           locale=locale)
+                writer.add("search_docs", json_bytes(_search_docs(data, locale)), "json", locale=locale)
         if visibility == "public" and self.options.copy_widget:
             _add_widget_files(writer, locales)
         if self.options.bundle_model:
@@ -381,14 +429,23 @@ class IndexBuilder:
             default_locale=self.options.default_locale,
             locales=locales,
             model={
-                "id": info.id, "sha256": info.sha256, "dim": info.dim,
-                "quantization": info.quantization, "pooling": info.pooling,
-                "normalize": info.normalize, "max_tokens": info.max_tokens,
-                "query_prefix": info.query_prefix, "passage_prefix": info.passage_prefix,
+                "id": info.id,
+                "sha256": info.sha256,
+                "dim": info.dim,
+                "quantization": info.quantization,
+                "pooling": info.pooling,
+                "normalize": info.normalize,
+                "max_tokens": info.max_tokens,
+                "query_prefix": info.query_prefix,
+                "passage_prefix": info.passage_prefix,
                 "bundled": "model/" if self.options.bundle_model else None,
             },
-            embeddings={"dim": info.dim, "dtype": "int8", "quantization": "symmetric-per-vector",
-                        "title_vectors": True},
+            embeddings={
+                "dim": info.dim,
+                "dtype": "int8",
+                "quantization": "symmetric-per-vector",
+                "title_vectors": True,
+            },
             counts={"pages": len(data.pages), "chunks": len(data.chunks), "faq": len(data.faqs)},
             files=sorted(writer.entries, key=lambda f: f.path),
             support_url=support_url,
@@ -436,9 +493,12 @@ def _chunk_json(chunk: ChunkRecord) -> dict:
 def _tree(pages: list[PageRecord]) -> dict:
     return {
         p.url: {
-            "title": p.title, "locale": p.locale, "groups": p.groups,
+            "title": p.title,
+            "locale": p.locale,
+            "groups": p.groups,
             "visibility": "restricted" if p.groups else "public",
-            "lastmod": p.lastmod, "kind": p.kind,
+            "lastmod": p.lastmod,
+            "kind": p.kind,
         }
         for p in pages
     }
@@ -453,7 +513,8 @@ def _search_docs(data: _SetData, locale: str) -> dict:
             pages.append([page.url, page.title])
     refs = {
         str(i): [index[c.page], c.anchor, c.headings[-1] if c.headings else ""]
-        for i, c in enumerate(data.chunks) if c.page in index
+        for i, c in enumerate(data.chunks)
+        if c.page in index
     }
     return {"pages": pages, "refs": refs}
 
@@ -502,7 +563,9 @@ def _mark_listings(pages: list[ExtractedPage]) -> None:
 
 _CHANGELOG = re.compile(
     r"\b(change ?log|changes|release notes?|what'?s new|history of changes|novedades|"
-    r"notas de (la )?versi[oó]n|historial de cambios|registro de cambios)\b", re.I)
+    r"notas de (la )?versi[oó]n|historial de cambios|registro de cambios)\b",
+    re.I,
+)
 
 
 def _mark_changelogs(pages: list[ExtractedPage]) -> None:
@@ -522,8 +585,9 @@ class _progress:
         if self.enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.total, desc="embedding", unit="text",
-                            leave=False, dynamic_ncols=True, disable=None)
+            self.bar = tqdm(
+                total=self.total, desc="embedding", unit="text", leave=False, dynamic_ncols=True, disable=None
+            )
             return self.bar.update
         return lambda n: None
 

@@ -76,8 +76,9 @@ def _pieces(block: Block, content: str) -> list[tuple[int, int]]:
     return [s for s in spans if s[1] > s[0]]
 
 
-def _sections(blocks: Sequence[Block], content: str,
-              count: Callable[[Sequence[str]], list[int]], limit: int) -> list[_Section]:
+def _sections(
+    blocks: Sequence[Block], content: str, count: Callable[[Sequence[str]], list[int]], limit: int
+) -> list[_Section]:
     sections: list[_Section] = []
     path: list[tuple[int, str]] = []
     current: _Section | None = None
@@ -90,8 +91,9 @@ def _sections(blocks: Sequence[Block], content: str,
             date = block.lastmod
             if date is None:
                 # A subsection inherits its parent section's date.
-                date = next((s.lastmod for s in reversed(sections)
-                             if len(s.headings) < len(path) and s.lastmod), None)
+                date = next(
+                    (s.lastmod for s in reversed(sections) if len(s.headings) < len(path) and s.lastmod), None
+                )
             current = _Section(block.anchor, [t for _, t in path], date, [])
             sections.append(current)
         elif current is None:
@@ -100,17 +102,24 @@ def _sections(blocks: Sequence[Block], content: str,
         elif block.lastmod and current.lastmod is None:
             current.lastmod = block.lastmod
         if tokens <= limit:
-            current.units.append(Unit(block.start, block.end, tokens, True,
-                                      block.kind == "heading", current,
-                                      block.kind in ("para", "list", "note")))
+            current.units.append(
+                Unit(
+                    block.start,
+                    block.end,
+                    tokens,
+                    True,
+                    block.kind == "heading",
+                    current,
+                    block.kind in ("para", "list", "note"),
+                )
+            )
             continue
         pieces = _pieces(block, content)
         piece_tokens = count([content[s:e] for s, e in pieces])
         for index, ((s, e), t) in enumerate(zip(pieces, piece_tokens, strict=True)):
             while t > limit:  # one enormous sentence or line: cut by characters
                 cut = s + max(1, (e - s) * limit // t)
-                current.units.append(Unit(s, cut, limit, index == 0 and s == block.start,
-                                          False, current))
+                current.units.append(Unit(s, cut, limit, index == 0 and s == block.start, False, current))
                 s, t = cut, t - limit
             current.units.append(Unit(s, e, t, index == 0, False, current))
     return [s for s in sections if s.units]
@@ -136,8 +145,9 @@ def _windows(section: _Section, limit: int, overlap: int) -> list[Span]:
         # A window is labelled by the section of its first body text (a bare
         # heading that opens it belongs to the same place).
         owner = next((u.section for u in units[i:j] if not u.heading), units[i].section) or section
-        spans.append(Span(units[i].start, units[j - 1].end, owner.anchor,
-                          owner.headings, owner.lastmod, total))
+        spans.append(
+            Span(units[i].start, units[j - 1].end, owner.anchor, owner.headings, owner.lastmod, total)
+        )
         if j >= len(units):
             break
         back, k = 0, j
@@ -192,8 +202,9 @@ def chunk_page(
     return spans
 
 
-def _sentences(units: list[Unit], content: str, count: Callable[[Sequence[str]], list[int]],
-               overlap: int) -> list[Unit]:
+def _sentences(
+    units: list[Unit], content: str, count: Callable[[Sequence[str]], list[int]], overlap: int
+) -> list[Unit]:
     """Cut prose into sentences so that windows can overlap by about `overlap` tokens."""
     out: list[Unit] = []
     for unit in units:

@@ -21,32 +21,109 @@ from askdocs.shards import Heading
 
 HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 SKIP_TAGS = {
-    "script", "style", "noscript", "template", "nav", "aside", "button", "form", "input",
-    "select", "textarea", "svg", "iframe", "object", "canvas", "footer", "label", "dialog",
-    "-comment", "link", "meta",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "nav",
+    "aside",
+    "button",
+    "form",
+    "input",
+    "select",
+    "textarea",
+    "svg",
+    "iframe",
+    "object",
+    "canvas",
+    "footer",
+    "label",
+    "dialog",
+    "-comment",
+    "link",
+    "meta",
 }
 BLOCK_TAGS = {
-    "p", "div", "section", "article", "main", "header", "figure", "figcaption", "address",
-    "center", "hgroup", "fieldset", "body", "html", "dd", "dt", "dl", "summary", "details",
-    "blockquote", "hr",
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "figure",
+    "figcaption",
+    "address",
+    "center",
+    "hgroup",
+    "fieldset",
+    "body",
+    "html",
+    "dd",
+    "dt",
+    "dl",
+    "summary",
+    "details",
+    "blockquote",
+    "hr",
 }
 BOILERPLATE = ", ".join(
     [
-        ".headerlink", "[role=navigation]", "[role=search]", "[role=banner]",
-        "[role=contentinfo]", ".toc", "#toc", ".toctree-wrapper", ".md-sidebar", ".md-header",
-        ".md-footer", ".md-top", ".md-dialog", ".md-source-file", ".md-content__button",
-        ".md-feedback", ".md-tags", ".md-search", ".breadcrumb", ".breadcrumbs",
-        ".wy-breadcrumbs", "[aria-label=breadcrumb]", "[aria-label=breadcrumbs]",
-        ".rst-footer-buttons", ".rst-versions", ".edit-link", ".edit-this-page",
-        ".edit-on-github", ".skip-link", ".skip-to-content", ".sr-only", ".visually-hidden",
-        ".screen-reader-text", ".cookie-banner", ".cookie-consent", "#cookie-banner",
-        ".cookies", ".pagination", ".prev-next", ".linenos", ".linenodiv", ".md-clipboard",
-        ".copy-button", ".searchbox", "#searchbox", ".search-form", "[hidden]",
-        "[aria-hidden=true]", "#askdocs-widget", "[data-askdocs]",
+        ".headerlink",
+        "[role=navigation]",
+        "[role=search]",
+        "[role=banner]",
+        "[role=contentinfo]",
+        ".toc",
+        "#toc",
+        ".toctree-wrapper",
+        ".md-sidebar",
+        ".md-header",
+        ".md-footer",
+        ".md-top",
+        ".md-dialog",
+        ".md-source-file",
+        ".md-content__button",
+        ".md-feedback",
+        ".md-tags",
+        ".md-search",
+        ".breadcrumb",
+        ".breadcrumbs",
+        ".wy-breadcrumbs",
+        "[aria-label=breadcrumb]",
+        "[aria-label=breadcrumbs]",
+        ".rst-footer-buttons",
+        ".rst-versions",
+        ".edit-link",
+        ".edit-this-page",
+        ".edit-on-github",
+        ".skip-link",
+        ".skip-to-content",
+        ".sr-only",
+        ".visually-hidden",
+        ".screen-reader-text",
+        ".cookie-banner",
+        ".cookie-consent",
+        "#cookie-banner",
+        ".cookies",
+        ".pagination",
+        ".prev-next",
+        ".linenos",
+        ".linenodiv",
+        ".md-clipboard",
+        ".copy-button",
+        ".searchbox",
+        "#searchbox",
+        ".search-form",
+        "[hidden]",
+        "[aria-hidden=true]",
+        "#askdocs-widget",
+        "[data-askdocs]",
     ]
 )
 MAIN_SELECTORS = ("article", "[role=main]", "main", "#content", ".content", ".document")
-TRACKING_PARAMS = re.compile(r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I)
+TRACKING_PARAMS = re.compile(
+    r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I
+)
 LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _WS = re.compile(r"[ \t\r\f\v\u00a0]+")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
@@ -88,8 +165,15 @@ class ExtractedPage:
     @property
     def content_hash(self) -> str:
         digest = hashlib.sha256()
-        for part in (self.url, self.title, self.locale, ",".join(self.groups), self.lastmod or "",
-                     self.kind, self.content):
+        for part in (
+            self.url,
+            self.title,
+            self.locale,
+            ",".join(self.groups),
+            self.lastmod or "",
+            self.kind,
+            self.content,
+        ):
             digest.update(part.encode("utf-8"))
             digest.update(b"\0")
         return digest.hexdigest()[:16]
@@ -230,8 +314,11 @@ class _Walker:
         self.flush()
         code_node = node.css_first("code") or node
         classes = " ".join(
-            filter(None, [code_node.attributes.get("class"), node.attributes.get("class")]
-                   + [p.attributes.get("class") for p in _ancestors(node, 2)])
+            filter(
+                None,
+                [code_node.attributes.get("class"), node.attributes.get("class")]
+                + [p.attributes.get("class") for p in _ancestors(node, 2)],
+            )
         )
         match = LANGUAGE_CLASS.search(classes or "")
         language = match.group(1) if match and match.group(1) not in ("highlight",) else ""
@@ -270,8 +357,9 @@ class _Walker:
     def _table(self, node: LexborNode) -> None:
         rows = []
         for tr in node.css("tr"):
-            cells = [self._inline_text(cell).replace("|", "\\|")
-                     for cell in tr.iter() if cell.tag in ("td", "th")]
+            cells = [
+                self._inline_text(cell).replace("|", "\\|") for cell in tr.iter() if cell.tag in ("td", "th")
+            ]
             if any(cells):
                 rows.append("| " + " | ".join(cells) + " |")
                 if len(rows) == 1 and tr.css_first("th"):
@@ -291,8 +379,7 @@ class _Walker:
     def _is_admonition(node: LexborNode) -> bool:
         classes = (node.attributes.get("class") or "").split()
         return node.tag in ("div", "aside", "details") and (
-            "admonition" in classes or "note" in classes and node.tag == "div"
-            or node.tag == "details"
+            "admonition" in classes or "note" in classes and node.tag == "div" or node.tag == "details"
         )
 
     def _admonition(self, node: LexborNode, depth: int) -> None:
@@ -357,10 +444,7 @@ def render_blocks(blocks: list[Block]) -> str:
     offset = 0
     previous_kind = ""
     for block in blocks:
-        if block.kind == "heading":
-            text = "#" * block.level + " " + block.text
-        else:
-            text = block.text
+        text = "#" * block.level + " " + block.text if block.kind == "heading" else block.text
         separator = "\n" if (block.kind == "list" and previous_kind == "list") else "\n\n"
         if parts:
             parts.append(separator)
@@ -390,7 +474,7 @@ def to_site_path(href: str, page_url: str, site_url: str) -> str | None:
         path = href_parts.path
         if not path.startswith(base_path):
             return None
-        path = "/" + path[len(base_path):]
+        path = "/" + path[len(base_path) :]
     else:
         path = parts.path
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if not TRACKING_PARAMS.match(k)])
@@ -542,9 +626,8 @@ def extract(
         walker.walk(main)
         walker.flush()
         blocks, links = walker.blocks, walker.links
-    if not blocks or blocks[0].kind != "heading" or blocks[0].level != 1:
-        if title:
-            blocks.insert(0, Block("heading", title, level=1, anchor=""))
+    if (not blocks or blocks[0].kind != "heading" or blocks[0].level != 1) and title:
+        blocks.insert(0, Block("heading", title, level=1, anchor=""))
     content = render_blocks(blocks)
     if not content.strip():
         warnings.append("no readable content")
@@ -576,8 +659,13 @@ def _trafilatura_main(html: str) -> LexborNode | None:
     import trafilatura
 
     result = trafilatura.extract(
-        html, output_format="html", include_tables=True, include_formatting=True,
-        include_links=True, include_comments=False, favor_recall=True,
+        html,
+        output_format="html",
+        include_tables=True,
+        include_formatting=True,
+        include_links=True,
+        include_comments=False,
+        favor_recall=True,
     )
     if not result:
         return None

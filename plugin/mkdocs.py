@@ -13,6 +13,9 @@ import html
 import logging
 from pathlib import Path
 
+from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
+from askdocs.plugin.chunking import ChunkSettings
+from askdocs.plugin.tags import inject_head, inject_widget
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
@@ -22,9 +25,6 @@ from mkdocs.structure.pages import Page
 
 from askdocs.errors import AskdocsError
 from askdocs.models import AUTO
-from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
-from askdocs.plugin.chunking import ChunkSettings
-from askdocs.plugin.tags import inject_head, inject_widget
 
 log = get_plugin_logger(__name__)
 
@@ -61,13 +61,15 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
         if unknown:
             from mkdocs.config.base import ValidationError
 
-            errors.append((
-                ", ".join(unknown),
-                ValidationError(
-                    f"unknown askdocs option(s) {', '.join(unknown)}; "
-                    f"known options: {', '.join(sorted(known))}"
-                ),
-            ))
+            errors.append(
+                (
+                    ", ".join(unknown),
+                    ValidationError(
+                        f"unknown askdocs option(s) {', '.join(unknown)}; "
+                        f"known options: {', '.join(sorted(known))}"
+                    ),
+                )
+            )
             warnings = [w for w in warnings if w[0] not in unknown]
         return errors, warnings
 
@@ -93,8 +95,9 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
             keep_restricted_html=self.config.keep_restricted_html,
             bundle_model=self.config.bundle_model,
             previous=self.config.previous,
-            chunks=ChunkSettings(self.config.chunk_tokens, self.config.chunk_overlap,
-                                 self.config.chunk_min_tokens),
+            chunks=ChunkSettings(
+                self.config.chunk_tokens, self.config.chunk_overlap, self.config.chunk_min_tokens
+            ),
             threads=self.config.threads,
             progress=self.config.progress,
         )
@@ -115,12 +118,13 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
         output = inject_head(output, meta)
         if self.config.widget:
             output = inject_widget(
-                output, url,
-                endpoint=self.config.endpoint, support_url=self.config.support_url,
+                output,
+                url,
+                endpoint=self.config.endpoint,
+                support_url=self.config.support_url,
                 token_endpoint=self.config.token_endpoint,
             )
-        self._builder.add(RawPage(url=url, html=output, meta=meta,
-                                  path=site_dir / page.file.dest_uri))
+        self._builder.add(RawPage(url=url, html=output, meta=meta, path=site_dir / page.file.dest_uri))
         return output
 
     @event_priority(-200)

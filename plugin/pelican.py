@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
+from askdocs.plugin.tags import inject_head, inject_widget
 from pelican import signals
 
 from askdocs.errors import AskdocsError
 from askdocs.models import AUTO
-from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
-from askdocs.plugin.tags import inject_head, inject_widget
 
 log = logging.getLogger("askdocs.pelican")
 
@@ -42,8 +42,9 @@ def _options(settings: dict) -> dict:
         raise AskdocsError("ASKDOCS in the Pelican settings must be a dict")
     unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
-        raise AskdocsError(f"unknown ASKDOCS option(s) {', '.join(unknown)}; "
-                           f"known: {', '.join(sorted(OPTIONS))}")
+        raise AskdocsError(
+            f"unknown ASKDOCS option(s) {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}"
+        )
     return {**OPTIONS, **given}
 
 
@@ -107,9 +108,13 @@ class PelicanAdapter:
         url = site_path_of(file, self.output)
         html = inject_head(html, meta)
         if self.options["widget"]:
-            html = inject_widget(html, url, endpoint=self.options["endpoint"],
-                                 support_url=self.options["support_url"],
-                                 token_endpoint=self.options["token_endpoint"])
+            html = inject_widget(
+                html,
+                url,
+                endpoint=self.options["endpoint"],
+                support_url=self.options["support_url"],
+                token_endpoint=self.options["token_endpoint"],
+            )
         file.write_text(html, encoding="utf-8")
         if content is None or getattr(content, "status", "published") == "draft":
             return  # listings (index, tags, categories, archives) and drafts are not indexed

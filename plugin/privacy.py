@@ -68,8 +68,7 @@ def remove_stale_private_set(private_dir: Path, owner: str, log: logging.Logger)
         return
     if manifest.visibility == "private" and manifest.owner == owner:
         shutil.rmtree(private_dir)
-        log.info("no restricted pages any more; removed the old private set %s",
-                 private_dir)
+        log.info("no restricted pages any more; removed the old private set %s", private_dir)
 
 
 def site_path_of(file: Path, site_dir: Path) -> str:
@@ -88,8 +87,15 @@ def html_file_for(url: str, site_dir: Path) -> Path:
     return site_dir / path
 
 
-def protect(*, site_dir: Path, site_url: str, restricted: list[tuple[str, Path | None]],
-            private_dir: Path, keep_html: bool, log: logging.Logger) -> None:
+def protect(
+    *,
+    site_dir: Path,
+    site_url: str,
+    restricted: list[tuple[str, Path | None]],
+    private_dir: Path,
+    keep_html: bool,
+    log: logging.Logger,
+) -> None:
     if not restricted:
         return
     urls = {url for url, _ in restricted}
@@ -149,7 +155,7 @@ def _scrub_sitemap(path: Path, site_url: str, urls: set[str]) -> None:
         if loc is None:
             return block.group(0)
         path_part = urlsplit(loc.group(1)).path
-        rel = "/" + path_part[len(base):] if path_part.startswith(base) else path_part
+        rel = "/" + path_part[len(base) :] if path_part.startswith(base) else path_part
         return "" if rel in urls else block.group(0)
 
     scrubbed = _URL_BLOCK.sub(keep, text)
@@ -217,7 +223,7 @@ def _scrub_feeds(site_dir: Path, urls: set[str], site_url: str) -> None:
             for href in _FEED_LINK.findall(match.group(0)):
                 target = href[0] or href[1]
                 path = urlsplit(target.strip()).path
-                rel = "/" + path[len(base):] if path.startswith(base) else path
+                rel = "/" + path[len(base) :] if path.startswith(base) else path
                 if rel in urls:
                     return ""
             return match.group(0)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote
 
-from selectolax.lexbor import LexborHTMLParser
-
 from askdocs.plugin.builder import BuildOptions, BuildReport, IndexBuilder, RawPage
 from askdocs.plugin.privacy import site_path_of
 from askdocs.plugin.sitemaps import read_sitemaps, site_relative
+from selectolax.lexbor import LexborHTMLParser
+
 from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR
 
 SKIP_FILES = {"404.html", "search.html", "genindex.html", "py-modindex.html", "searchindex.html"}
@@ -23,8 +23,7 @@ SKIP_FILES = {"404.html", "search.html", "genindex.html", "py-modindex.html", "s
 
 def _skipped(rel_parts: tuple[str, ...]) -> bool:
     return bool(rel_parts) and (
-        rel_parts[0] == SHARD_DIR or any(p.startswith(".") for p in rel_parts)
-        or rel_parts[-1] in SKIP_FILES
+        rel_parts[0] == SHARD_DIR or any(p.startswith(".") for p in rel_parts) or rel_parts[-1] in SKIP_FILES
     )
 
 
@@ -34,8 +33,11 @@ def _is_shard_folder(folder: Path) -> bool:
 
 def _file_for(site_dir: Path, path: str) -> Path | None:
     path = unquote(path).lstrip("/")
-    candidates = [site_dir / path / "index.html"] if not path or path.endswith("/") else [
-        site_dir / path, site_dir / path / "index.html", site_dir / (path + ".html")]
+    candidates = (
+        [site_dir / path / "index.html"]
+        if not path or path.endswith("/")
+        else [site_dir / path, site_dir / path / "index.html", site_dir / (path + ".html")]
+    )
     return next((c for c in candidates if c.is_file()), None)
 
 
@@ -54,8 +56,7 @@ def discover(site_dir: Path, private_dir: Path | None, site_url: str = "") -> tu
     else:
         for file in sorted(site_dir.rglob("*.html")):
             rel_parts = file.relative_to(site_dir).parts
-            if _skipped(rel_parts) or any(_is_shard_folder(p) for p in file.parents
-                                          if site_dir in p.parents):
+            if _skipped(rel_parts) or any(_is_shard_folder(p) for p in file.parents if site_dir in p.parents):
                 continue
             url = site_path_of(file, site_dir)
             pages[url] = RawPage(url=url, html=file.read_bytes(), path=file)

@@ -37,7 +37,7 @@ def site_relative(loc: str, site_url: str) -> str:
     base = urlsplit(site_url).path if site_url else "/"
     base = base if base.endswith("/") else base + "/"
     path = urlsplit(loc).path
-    return "/" + path[len(base):] if path.startswith(base) else path
+    return "/" + path[len(base) :] if path.startswith(base) else path
 
 
 def page_dates(site_dir: Path, site_url: str = "") -> dict[str, str]:

@@ -33,7 +33,7 @@ def inject_head(output: str, meta: dict) -> str:
     match = _HEAD_END.search(output)
     if match is None:
         return tags + output
-    return output[: match.start()] + tags + output[match.start():]
+    return output[: match.start()] + tags + output[match.start() :]
 
 
 def root_prefix(url: str) -> str:
@@ -43,13 +43,22 @@ def root_prefix(url: str) -> str:
     return "../" * depth
 
 
-def inject_widget(output: str, url: str, *, endpoint: str | None = None,
-                  support_url: str | None = None, token_endpoint: str | None = None) -> str:
+def inject_widget(
+    output: str,
+    url: str,
+    *,
+    endpoint: str | None = None,
+    support_url: str | None = None,
+    token_endpoint: str | None = None,
+) -> str:
     if "_askdocs/widget.js" in output:
         return output
     attrs = ""
-    for name, value in (("endpoint", endpoint), ("support-url", support_url),
-                        ("token-endpoint", token_endpoint)):
+    for name, value in (
+        ("endpoint", endpoint),
+        ("support-url", support_url),
+        ("token-endpoint", token_endpoint),
+    ):
         if value:
             attrs += f' data-{name}="{escape(value)}"'
     tag = f'<script src="{root_prefix(url)}_askdocs/widget.js" defer{attrs}></script>'

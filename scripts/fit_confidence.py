@@ -17,11 +17,11 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from askdocs.edge_runtime.conversation import Turn, search_query
 from askdocs.edge_runtime.evidence import CONFIDENCE, features, investigate
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.search import hybrid_search
+
 from askdocs.evaluation import _Searcher, load_questions
 
 SETS = {
@@ -42,8 +42,15 @@ def collect():
             query = search_query(question.question, history)
             outcome = hybrid_search(searcher.scope, searcher.embedder, query, question.locale, 8)
             found = investigate(fs, outcome, query)
-            signals = features(outcome, found.evidence, found.key_terms, found.identifiers,
-                               outcome.locale, searcher.corpus.vocabulary(outcome.locale), query)
+            signals = features(
+                outcome,
+                found.evidence,
+                found.key_terms,
+                found.identifiers,
+                outcome.locale,
+                searcher.corpus.vocabulary(outcome.locale),
+                query,
+            )
             top_pages = {e.page_url for e in found.evidence[:3]}
             label = 1 if question.answerable and top_pages & set(question.gold) else 0
             rows.append((name, question, signals, label, found.confidence))
@@ -73,11 +80,16 @@ def main() -> None:
     print(f"CONFIDENCE = ConfidenceModel(bias={b:.3f}, weights={json.dumps(weights)})")
     p = 1 / (1 + np.exp(-(x @ w + b)))
     answerable = np.array([r[1].answerable for r in rows])
-    print(f"\n{'threshold':>9} {'answered(answerable)':>21} {'answered&found':>15} {'refused(unanswerable)':>22}")
+    print(
+        f"\n{'threshold':>9} {'answered(answerable)':>21} {'answered&found':>15} "
+        f"{'refused(unanswerable)':>22}"
+    )
     for t in np.arange(0.2, 0.85, 0.05):
         answered = p >= t
-        print(f"{t:9.2f} {answered[answerable].mean():21.3f} {answered[(y == 1)].mean():15.3f} "
-              f"{(~answered[~answerable]).mean():22.3f}")
+        print(
+            f"{t:9.2f} {answered[answerable].mean():21.3f} {answered[(y == 1)].mean():15.3f} "
+            f"{(~answered[~answerable]).mean():22.3f}"
+        )
     print("\nlowest-confidence answerable and highest-confidence unanswerable:")
     order = np.argsort(p)
     for i in order:

@@ -14,8 +14,20 @@ from pathlib import Path
 import mkdocs.contrib.search
 
 LANGUAGES = {
-    "da": "da", "de": "de", "nl": "nl", "es": "es", "fi": "fi", "fr": "fr", "hu": "hu",
-    "it": "it", "no": "no", "pt": "pt", "ro": "ro", "ru": "ru", "sv": "sv", "tr": "tr",
+    "da": "da",
+    "de": "de",
+    "nl": "nl",
+    "es": "es",
+    "fi": "fi",
+    "fr": "fr",
+    "hu": "hu",
+    "it": "it",
+    "no": "no",
+    "pt": "pt",
+    "ro": "ro",
+    "ru": "ru",
+    "sv": "sv",
+    "tr": "tr",
 }
 
 

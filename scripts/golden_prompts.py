@@ -6,6 +6,7 @@ import json
 
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.prompts import build_messages
+
 from tests.test_llm import GOLDEN, _evidence
 
 for locale, agent in (("en", False), ("es", True)):
@@ -13,5 +14,6 @@ for locale, agent in (("en", False), ("es", True)):
     messages = build_messages("And on Windows?", history, _evidence(), locale, "Tallyfox docs", agent)
     GOLDEN.mkdir(parents=True, exist_ok=True)
     (GOLDEN / f"prompt-{locale}.json").write_text(
-        json.dumps(messages, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        json.dumps(messages, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
     print("wrote", GOLDEN / f"prompt-{locale}.json")

@@ -15,12 +15,12 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-
 from askdocs.edge_runtime import extractive
 from askdocs.edge_runtime.conversation import Turn, search_query
 from askdocs.edge_runtime.evidence import investigate, key_terms
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.search import hybrid_search
+
 from askdocs.evaluation import _Searcher, fact_found, load_questions
 
 SETS = {
@@ -63,14 +63,18 @@ def prepare():
 def score(cases) -> dict[str, float]:
     facts, precision, words = [], [], []
     for _, question, found, locale, relevance, focus in cases:
-        text, cited = extractive.compose(question.question, found.evidence, locale,
-                                         found.key_terms, found.identifiers, relevance, focus)
+        text, cited = extractive.compose(
+            question.question, found.evidence, locale, found.key_terms, found.identifiers, relevance, focus
+        )
         facts.append(sum(fact_found(f, text) for f in question.facts) / len(question.facts))
         if cited:
             precision.append(sum(e.page_url in question.gold for e in cited) / len(cited))
         words.append(len(text.split()))
-    return {"facts": statistics.fmean(facts), "cite_precision": statistics.fmean(precision),
-            "words": statistics.fmean(words)}
+    return {
+        "facts": statistics.fmean(facts),
+        "cite_precision": statistics.fmean(precision),
+        "words": statistics.fmean(words),
+    }
 
 
 def main() -> None:
@@ -84,8 +88,10 @@ def main() -> None:
         return
     for window, words, sources in itertools.product([False, True], [60, 90, 130], [2, 3]):
         extractive.WINDOW, extractive.WINDOW_WORDS, extractive.MAX_SOURCES = window, words, sources
-        print(f"window={window} words={words} sources={sources}",
-              {k: round(v, 3) for k, v in score(cases).items()})
+        print(
+            f"window={window} words={words} sources={sources}",
+            {k: round(v, 3) for k, v in score(cases).items()},
+        )
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ import dataclasses
 import statistics
 from pathlib import Path
 
-from askdocs.evaluation import _Searcher, load_questions, retrieval_scores
 from askdocs.edge_runtime import search
+
+from askdocs.evaluation import _Searcher, load_questions, retrieval_scores
 
 SETS = {
     "site_example": (".artifacts/eval/site_example", ".artifacts/eval/askdocs-private"),
@@ -51,9 +52,14 @@ def _pages(searcher, question, weights):
     from askdocs.edge_runtime.conversation import Turn, search_query
 
     history = tuple(Turn(t["role"], t["content"]) for t in question.history)
-    outcome = search.hybrid_search(searcher.scope, searcher.embedder,
-                                   search_query(question.question, history), question.locale, 30,
-                                   weights)
+    outcome = search.hybrid_search(
+        searcher.scope,
+        searcher.embedder,
+        search_query(question.question, history),
+        question.locale,
+        30,
+        weights,
+    )
     ranked = []
     for hit in outcome.hits:
         url = searcher.corpus.chunk_page(hit.ref).url

@@ -60,9 +60,16 @@ class BuiltSite:
         return self.site_dir / "_askdocs"
 
 
-def mkdocs_build(workdir: Path, *, theme: dict | None = None, plugins_override: list | None = None,
-                 extra: dict | None = None, env: dict | None = None, check: bool = True,
-                 site_name: str = "site") -> subprocess.CompletedProcess:
+def mkdocs_build(
+    workdir: Path,
+    *,
+    theme: dict | None = None,
+    plugins_override: list | None = None,
+    extra: dict | None = None,
+    env: dict | None = None,
+    check: bool = True,
+    site_name: str = "site",
+) -> subprocess.CompletedProcess:
     """Build site_example with real MkDocs, optionally under another theme."""
     config = yaml.safe_load((SITE_EXAMPLE / "mkdocs.yml").read_text(encoding="utf-8"))
     config["docs_dir"] = str(SITE_EXAMPLE / "docs")
@@ -76,7 +83,10 @@ def mkdocs_build(workdir: Path, *, theme: dict | None = None, plugins_override: 
     run_env = {**os.environ, **(env or {})}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "-f", str(config_file), "-d", str(workdir / site_name)],
-        capture_output=True, text=True, env=run_env, timeout=600,
+        capture_output=True,
+        text=True,
+        env=run_env,
+        timeout=600,
     )
     if check and result.returncode != 0:
         raise AssertionError(f"mkdocs build failed:\n{result.stdout}\n{result.stderr}")
@@ -92,8 +102,7 @@ def build_example(workdir: Path, **kwargs) -> BuiltSite:
 @pytest.fixture(scope="session")
 def example_site(tmp_path_factory, multilingual_info) -> BuiltSite:
     """site_example built once with the default (mkdocs) theme, both locales."""
-    return build_example(tmp_path_factory.mktemp("example"),
-                         env={"SOURCE_DATE_EPOCH": "1767225600"})
+    return build_example(tmp_path_factory.mktemp("example"), env={"SOURCE_DATE_EPOCH": "1767225600"})
 
 
 def free_port() -> int:
@@ -113,7 +122,9 @@ class Server:
         run_env = {**os.environ, "ASKDOCS_RATE_LIMIT": "off", **(env or {})}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "askdocs.cli", "serve", *args, "--port", str(self.port)],
-            stdout=self.log, stderr=subprocess.STDOUT, env=run_env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=run_env,
         )
         self._wait()
 

@@ -30,8 +30,9 @@ class Reply:
     delay_from: int = 0
     malformed: bool = False
     reject_tools: bool = False  # 400 when the request carries tools
-    usage: dict = field(default_factory=lambda: {"prompt_tokens": 50, "completion_tokens": 10,
-                                                 "total_tokens": 60})
+    usage: dict = field(
+        default_factory=lambda: {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
+    )
 
 
 class FakeLLM:
@@ -63,8 +64,9 @@ class FakeLLM:
         self.requests.append({"body": body, "authorization": request.headers.get("authorization")})
         reply = self.queue.pop(0) if self.queue else self.default
         if reply.reject_tools and body.get("tools"):
-            return JSONResponse({"error": {"message": "tools are not supported by this model"}},
-                                status_code=400)
+            return JSONResponse(
+                {"error": {"message": "tools are not supported by this model"}}, status_code=400
+            )
         if reply.status != 200:
             return Response(reply.error_body or '{"error": "boom"}', status_code=reply.status)
 
@@ -79,7 +81,7 @@ class FakeLLM:
                 yield f"data: {json.dumps(chunk)}\n\n".encode()
             for index, call in enumerate(reply.tool_calls):
                 arguments = call["arguments"]
-                halves = [arguments[: len(arguments) // 2], arguments[len(arguments) // 2:]]
+                halves = [arguments[: len(arguments) // 2], arguments[len(arguments) // 2 :]]
                 for part, piece in enumerate(halves):
                     delta = {"index": index, "function": {"arguments": piece}}
                     if part == 0:
@@ -88,7 +90,8 @@ class FakeLLM:
                     chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]}
                     yield f"data: {json.dumps(chunk)}\n\n".encode()
             finish = "tool_calls" if reply.tool_calls else "stop"
-            yield f"data: {json.dumps({'choices': [{'index': 0, 'delta': {}, 'finish_reason': finish}]})}\n\n".encode()
+            last = {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
+            yield f"data: {json.dumps(last)}\n\n".encode()
             yield f"data: {json.dumps({'choices': [], 'usage': reply.usage})}\n\n".encode()
             yield b"data: [DONE]\n\n"
 

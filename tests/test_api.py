@@ -7,14 +7,14 @@ import time
 
 import jwt
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from starlette.testclient import TestClient
-
 from askdocs.edge_runtime.app import create_app
 from askdocs.edge_runtime.holder import IndexHolder
 from askdocs.edge_runtime.settings import Settings
 from askdocs.edge_runtime.sse import parse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
 from tests.conftest import RESTRICTED_PHRASES
 
 SECRET = "test-secret-that-is-long-enough-for-hs256"
@@ -26,9 +26,15 @@ def holder(example_site):
 
 
 def make_client(example_site, holder, **overrides) -> TestClient:
-    values = {"index": str(example_site.shard_dir), "private": str(example_site.private_dir),
-              "rate_limit": None, "jwt_secret": SECRET, "reload_interval": 0.0,
-              "cors_origins": ("https://docs.example.com",), **overrides}
+    values = {
+        "index": str(example_site.shard_dir),
+        "private": str(example_site.private_dir),
+        "rate_limit": None,
+        "jwt_secret": SECRET,
+        "reload_interval": 0.0,
+        "cors_origins": ("https://docs.example.com",),
+        **overrides,
+    }
     settings_ = Settings.from_env(env={}, **values)
     return TestClient(create_app(settings_, holder))
 
@@ -40,8 +46,9 @@ def client(example_site, holder):
 
 
 def token(groups, expires_in=600, secret=SECRET) -> str:
-    return jwt.encode({"sub": "reader", "groups": groups, "exp": int(time.time()) + expires_in},
-                      secret, algorithm="HS256")
+    return jwt.encode(
+        {"sub": "reader", "groups": groups, "exp": int(time.time()) + expires_in}, secret, algorithm="HS256"
+    )
 
 
 STAFF = {"Authorization": f"Bearer {token(['staff'])}"}
@@ -71,14 +78,17 @@ def test_search_locale_and_fallback(client):
     assert default["locale"] == "en"
 
 
-@pytest.mark.parametrize("params,status,code", [
-    ({}, 400, "missing_field"),
-    ({"q": "  "}, 400, "missing_field"),
-    ({"q": "x", "k": "0"}, 400, "bad_k"),
-    ({"q": "x", "k": "51"}, 400, "bad_k"),
-    ({"q": "x", "k": "ten"}, 400, "bad_k"),
-    ({"q": "x" * 1001}, 413, "too_large"),
-])
+@pytest.mark.parametrize(
+    "params,status,code",
+    [
+        ({}, 400, "missing_field"),
+        ({"q": "  "}, 400, "missing_field"),
+        ({"q": "x", "k": "0"}, 400, "bad_k"),
+        ({"q": "x", "k": "51"}, 400, "bad_k"),
+        ({"q": "x", "k": "ten"}, 400, "bad_k"),
+        ({"q": "x" * 1001}, 413, "too_large"),
+    ],
+)
 def test_search_errors(client, params, status, code):
     response = client.get("/api/search", params=params)
     assert response.status_code == status
@@ -101,13 +111,16 @@ def test_fs_endpoints(client):
     assert client.get("/api/fs/ls", params={"path": "/missing/"}).json()["error"]["code"] == "not_found"
 
 
-@pytest.mark.parametrize("header,code", [
-    ("Bearer not-a-jwt", "bad_token"),
-    (f"Bearer {token(['staff'], expires_in=-10)}", "token_expired"),
-    (f"Bearer {token(['staff'], secret='another-secret-entirely-of-good-length')}", "bad_token"),
-    ("Basic dXNlcjpwYXNz", "bad_token"),
-    (f"Bearer {jwt.encode({'groups': ['staff']}, SECRET, algorithm='HS256')}", "bad_token"),
-])
+@pytest.mark.parametrize(
+    "header,code",
+    [
+        ("Bearer not-a-jwt", "bad_token"),
+        (f"Bearer {token(['staff'], expires_in=-10)}", "token_expired"),
+        (f"Bearer {token(['staff'], secret='another-secret-entirely-of-good-length')}", "bad_token"),
+        ("Basic dXNlcjpwYXNz", "bad_token"),
+        (f"Bearer {jwt.encode({'groups': ['staff']}, SECRET, algorithm='HS256')}", "bad_token"),
+    ],
+)
 def test_bad_tokens_are_401_on_every_endpoint(client, header, code):
     for method, path, kwargs in [
         ("get", "/api/search", {"params": {"q": "x"}}),
@@ -132,9 +145,34 @@ def test_a_staff_token_opens_the_restricted_page_everywhere(client):
     assert client.get("/api/fs/cat", params={"path": "/internal/runbook/"}, headers=other).status_code == 404
 
 
-WORDS = ["runbook", "on-call", "BLUE", "HERON", "escalation", "ingest", "gateway", "incident",
-         "staff", "internal", "pager", "tfx-ops", "marigold", "anvil", "hostname", "prod",
-         "install", "proxy", "token", "rotate", "sev1", "OPSREV", "handover", "Tuesday", "¿", "qué"]
+WORDS = [
+    "runbook",
+    "on-call",
+    "BLUE",
+    "HERON",
+    "escalation",
+    "ingest",
+    "gateway",
+    "incident",
+    "staff",
+    "internal",
+    "pager",
+    "tfx-ops",
+    "marigold",
+    "anvil",
+    "hostname",
+    "prod",
+    "install",
+    "proxy",
+    "token",
+    "rotate",
+    "sev1",
+    "OPSREV",
+    "handover",
+    "Tuesday",
+    "¿",
+    "qué",
+]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -153,8 +191,13 @@ def test_no_query_surfaces_a_restricted_page_without_the_group(client, words, lo
     assert not any("/internal/" in m.get("path", "") for m in grep.get("matches", []))
 
 
-@pytest.mark.parametrize("question", ["What is the escalation phrase in the on-call runbook?",
-                                      "What does the staff runbook say to do during a break-glass procedure?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the escalation phrase in the on-call runbook?",
+        "What does the staff runbook say to do during a break-glass procedure?",
+    ],
+)
 def test_chat_never_cites_or_quotes_restricted_pages(client, question):
     response = client.post("/api/chat", json={"message": question})
     assert response.status_code == 200
@@ -167,16 +210,19 @@ def test_chat_never_cites_or_quotes_restricted_pages(client, question):
     assert any("/internal/runbook/" in c["url"] for c in staff_done["citations"])
 
 
-@pytest.mark.parametrize("body,status,code", [
-    (b"{not json", 400, "invalid_json"),
-    (b"[]", 400, "invalid_json"),
-    (b'{"locale": "en"}', 400, "missing_field"),
-    (b'{"message": ""}', 400, "missing_field"),
-    (b'{"message": "hi", "history": "nope"}', 400, "bad_history"),
-    (b'{"message": "hi", "history": [{"role": "system", "content": "x"}]}', 400, "bad_history"),
-    (b'{"message": "hi", "locale": "../../x"}', 400, "bad_locale"),
-    (json.dumps({"message": "x" * 70_000}).encode(), 413, "too_large"),
-])
+@pytest.mark.parametrize(
+    "body,status,code",
+    [
+        (b"{not json", 400, "invalid_json"),
+        (b"[]", 400, "invalid_json"),
+        (b'{"locale": "en"}', 400, "missing_field"),
+        (b'{"message": ""}', 400, "missing_field"),
+        (b'{"message": "hi", "history": "nope"}', 400, "bad_history"),
+        (b'{"message": "hi", "history": [{"role": "system", "content": "x"}]}', 400, "bad_history"),
+        (b'{"message": "hi", "locale": "../../x"}', 400, "bad_locale"),
+        (json.dumps({"message": "x" * 70_000}).encode(), 413, "too_large"),
+    ],
+)
 def test_chat_input_errors(client, body, status, code):
     response = client.post("/api/chat", content=body, headers={"Content-Type": "application/json"})
     assert response.status_code == status
@@ -184,11 +230,20 @@ def test_chat_input_errors(client, body, status, code):
 
 
 def test_feedback(client):
-    done = [d for e, d in parse(client.post("/api/chat", json={"message": "How do I install on Windows?"}).text)
-            if e == "done"][0]
-    assert client.post("/api/feedback", json={"answer_id": done["answer_id"], "vote": "up"}).status_code == 204
-    assert client.post("/api/feedback", json={"answer_id": done["answer_id"], "vote": "down",
-                                              "comment": "missing ARM"}).status_code == 204
+    done = [
+        d
+        for e, d in parse(client.post("/api/chat", json={"message": "How do I install on Windows?"}).text)
+        if e == "done"
+    ][0]
+    assert (
+        client.post("/api/feedback", json={"answer_id": done["answer_id"], "vote": "up"}).status_code == 204
+    )
+    assert (
+        client.post(
+            "/api/feedback", json={"answer_id": done["answer_id"], "vote": "down", "comment": "missing ARM"}
+        ).status_code
+        == 204
+    )
     assert client.post("/api/feedback", json={"answer_id": "x", "vote": "sideways"}).status_code == 400
     assert client.post("/api/feedback", content=b"nope").status_code == 400
 
@@ -209,9 +264,14 @@ def test_healthz_and_metrics(client):
 
 
 def test_cors(client):
-    allowed = client.options("/api/chat", headers={
-        "Origin": "https://docs.example.com", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization,content-type"})
+    allowed = client.options(
+        "/api/chat",
+        headers={
+            "Origin": "https://docs.example.com",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type",
+        },
+    )
     assert allowed.headers["access-control-allow-origin"] == "https://docs.example.com"
     assert "authorization" in allowed.headers["access-control-allow-headers"].lower()
     other = client.get("/api/search", params={"q": "x"}, headers={"Origin": "https://evil.example"})
@@ -223,13 +283,16 @@ def test_rate_limit_by_client_address(example_site, holder):
         codes = [limited.get("/api/search", params={"q": "x"}).status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429]
         response = limited.get("/api/fs/ls")
-        assert response.json()["error"]["code"] == "rate_limited" and int(response.headers["retry-after"]) >= 1
+        assert (
+            response.json()["error"]["code"] == "rate_limited" and int(response.headers["retry-after"]) >= 1
+        )
         assert limited.get("/healthz").status_code == 200  # health checks are not limited
 
 
 def test_rate_limit_behind_a_proxy_header(example_site, holder):
-    with make_client(example_site, holder, rate_limit="2/minute",
-                     client_ip_header="X-Forwarded-For") as limited:
+    with make_client(
+        example_site, holder, rate_limit="2/minute", client_ip_header="X-Forwarded-For"
+    ) as limited:
         first = {"X-Forwarded-For": "203.0.113.5, 10.0.0.1"}
         second = {"X-Forwarded-For": "203.0.113.6"}
         assert [limited.get("/api/fs/ls", headers=first).status_code for _ in range(3)] == [200, 200, 429]

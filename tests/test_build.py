@@ -47,8 +47,13 @@ def _gunzip(data: bytes) -> bytes:
 def askdocs(*args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
     import os
 
-    result = subprocess.run([sys.executable, "-m", "askdocs.cli", *args], capture_output=True,
-                            text=True, env={**os.environ, **(env or {})}, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "askdocs.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
     if check and result.returncode != 0:
         raise AssertionError(f"askdocs {args} failed:\n{result.stdout}\n{result.stderr}")
     return result
@@ -66,8 +71,19 @@ def test_manifest_describes_the_shards(example_site, multilingual_info):
     assert manifest.site_url == "http://127.0.0.1:8000/"
     assert manifest.built_at == "2026-01-01T00:00:00Z"  # SOURCE_DATE_EPOCH
     roles = {f.role for f in manifest.files}
-    assert {"pages", "chunks", "faq", "tree", "vectors", "scales", "titles", "lunr",
-            "search_docs", "widget", "lunr_js"} <= roles
+    assert {
+        "pages",
+        "chunks",
+        "faq",
+        "tree",
+        "vectors",
+        "scales",
+        "titles",
+        "lunr",
+        "search_docs",
+        "widget",
+        "lunr_js",
+    } <= roles
     for entry in manifest.files:
         data = (example_site.shard_dir / entry.path).read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry.sha256 and len(data) == entry.bytes
@@ -75,8 +91,11 @@ def test_manifest_describes_the_shards(example_site, multilingual_info):
     assert (example_site.shard_dir / "lunr" / "lunr.js").is_file()
     assert (example_site.shard_dir / "lunr" / "lunr.es.js").is_file()
     shards = load_shards(example_site.shard_dir)
-    assert manifest.counts == {"pages": len(shards.pages), "chunks": len(shards.chunks),
-                               "faq": len(shards.faqs)}
+    assert manifest.counts == {
+        "pages": len(shards.pages),
+        "chunks": len(shards.chunks),
+        "faq": len(shards.faqs),
+    }
     assert shards.vectors.dtype.name == "int8" and shards.vectors.shape == (len(shards.chunks), 384)
     assert manifest.support_url == "/support/"
 
@@ -105,7 +124,7 @@ def test_pages_locales_listing_faq_and_dates(example_site):
     webhooks = [c for c in shards.chunks if c.page == page_index and c.kind == "section"]
     anchors = {h.anchor for h in page.headings}
     assert {c.anchor for c in webhooks} <= anchors | {""}
-    covered = "".join(page.content[c.start:c.end] for c in webhooks)
+    covered = "".join(page.content[c.start : c.end] for c in webhooks)
     for heading in page.headings:
         assert heading.text in covered
     assert all(c.headings for c in webhooks if c.anchor not in ("", "webhooks"))
@@ -145,8 +164,10 @@ def test_pages_carry_widget_and_metadata_tags(example_site):
 
 def test_builds_are_byte_identical(tmp_path, example_site):
     again = build_example(tmp_path / "again", env=EPOCH)
-    for folder_a, folder_b in ((example_site.shard_dir, again.shard_dir),
-                               (example_site.private_dir, again.private_dir)):
+    for folder_a, folder_b in (
+        (example_site.shard_dir, again.shard_dir),
+        (example_site.private_dir, again.private_dir),
+    ):
         names_a = sorted(p.relative_to(folder_a).as_posix() for p in folder_a.rglob("*") if p.is_file())
         names_b = sorted(p.relative_to(folder_b).as_posix() for p in folder_b.rglob("*") if p.is_file())
         assert names_a == names_b
@@ -168,13 +189,20 @@ def test_incremental_build_reuses_unchanged_vectors(tmp_path, multilingual_info)
     reused, total = _reused(log)
     assert 0 < total - reused <= 6 and reused > 0.9 * total, log
     shards = load_shards(work / "site" / "_askdocs")
-    assert any("audited for 400 days" in shards.pages[c.page].content[c.start:c.end] for c in shards.chunks)
+    assert any("audited for 400 days" in shards.pages[c.page].content[c.start : c.end] for c in shards.chunks)
     # CI that starts empty reuses the previous release with --previous.
     fresh = tmp_path / "fresh"
     shutil.copytree(work / "site", fresh)
     shutil.rmtree(fresh / "_askdocs")
-    result = askdocs("build", str(fresh), "--previous", str(work / "site" / "_askdocs"),
-                     "--private-dir", str(tmp_path / "fresh-private"), "-q")
+    result = askdocs(
+        "build",
+        str(fresh),
+        "--previous",
+        str(work / "site" / "_askdocs"),
+        "--private-dir",
+        str(tmp_path / "fresh-private"),
+        "-q",
+    )
     reused, total = _reused(result.stdout + result.stderr)
     assert reused > 0.9 * total
 
@@ -204,14 +232,21 @@ def test_plain_html_site_and_bad_input(tmp_path, model_info):
     (site / "guide").mkdir(parents=True)
     (site / "index.html").write_text(
         "<html lang='en'><head><title>Home</title></head><body><main><h1>Welcome</h1>"
-        "<p>The gizmo scheduler runs batch jobs every night at 02:00.</p></main></body></html>")
+        "<p>The gizmo scheduler runs batch jobs every night at 02:00.</p></main></body></html>"
+    )
     (site / "guide" / "index.html").write_bytes(
-        b"<html><body><main><h1>Guide</h1><p>Broken <b>markup <p>caf\xe9 latte<div>")
+        b"<html><body><main><h1>Guide</h1><p>Broken <b>markup <p>caf\xe9 latte<div>"
+    )
     (site / "empty.html").write_text("")
     markup = "<div class='x'><span style='color: red'>" * 2000 + "</span></div>" * 2000
-    (site / "huge.html").write_text("<html><head><style>" + ".c{color:red}" * 300_000 + "</style></head>"
-                                    "<body><main><h1>Huge</h1>" + markup * 40
-                                    + "<p>gizmo " + "lorem ipsum dolor " * 700 + "</p></main></body></html>")
+    (site / "huge.html").write_text(
+        "<html><head><style>" + ".c{color:red}" * 300_000 + "</style></head>"
+        "<body><main><h1>Huge</h1>"
+        + markup * 40
+        + "<p>gizmo "
+        + "lorem ipsum dolor " * 700
+        + "</p></main></body></html>"
+    )
     assert (site / "huge.html").stat().st_size > 5_000_000
     (site / "nomain.html").write_text("<html><body><div>menu</div></body></html>")
     (site / "404.html").write_text("<html><body><main><h1>Not found</h1></main></body></html>")
@@ -244,9 +279,14 @@ def test_unknown_plugin_option_is_rejected(tmp_path):
 def test_private_dir_inside_the_published_site_is_refused(tmp_path):
     work = tmp_path / "w"
     work.mkdir()
-    config = json.loads(json.dumps(
-        [p if not (p == "askdocs") else {"askdocs": {"private_dir": str(work / "site" / "secret")}}
-         for p in _example_plugins()]))
+    config = json.loads(
+        json.dumps(
+            [
+                p if p != "askdocs" else {"askdocs": {"private_dir": str(work / "site" / "secret")}}
+                for p in _example_plugins()
+            ]
+        )
+    )
     result = mkdocs_build(work, plugins_override=config, check=False)
     assert result.returncode != 0
     assert "private_dir" in result.stdout + result.stderr
@@ -259,8 +299,9 @@ def _example_plugins() -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("theme", [{"name": "readthedocs"},
-                                   {"name": "material", "features": ["navigation.instant"]}])
+@pytest.mark.parametrize(
+    "theme", [{"name": "readthedocs"}, {"name": "material", "features": ["navigation.instant"]}]
+)
 def test_other_themes(tmp_path, theme, multilingual_info):
     built = build_example(tmp_path, theme=theme)
     shards = load_shards(built.shard_dir)
@@ -289,32 +330,43 @@ ASKDOCS = {"private_dir": %r, "progress": False}
 def test_pelican_site(tmp_path, model_info):
     content = tmp_path / "content"
     content.mkdir()
-    (content / "scheduler.md").write_text(textwrap.dedent("""\
+    (content / "scheduler.md").write_text(
+        textwrap.dedent("""\
         Title: Tuning the scheduler
         Date: 2026-03-04
         Tags: ops
 
         The gizmo scheduler runs batch jobs nightly at 02:00 UTC; set `GIZMO_WINDOW=4h` to widen it.
-        """))
-    (content / "oncall.md").write_text(textwrap.dedent("""\
+        """)
+    )
+    (content / "oncall.md").write_text(
+        textwrap.dedent("""\
         Title: On-call secrets
         Date: 2026-03-05
         Tags: ops
         askdocs_groups: staff
 
         The break-glass phrase is PURPLE WALRUS and it must never leave the staff wiki.
-        """))
-    (content / "draft-ideas.md").write_text(textwrap.dedent("""\
+        """)
+    )
+    (content / "draft-ideas.md").write_text(
+        textwrap.dedent("""\
         Title: Ideas
         Date: 2026-03-06
         askdocs_exclude: true
 
         Unindexed musings about ZEPHYR TOAST.
-        """))
+        """)
+    )
     private = tmp_path / "private"
     (tmp_path / "pelicanconf.py").write_text(PELICAN_CONF % str(private))
-    result = subprocess.run([sys.executable, "-m", "pelican", "content", "-s", "pelicanconf.py",
-                             "-o", "output"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "pelican", "content", "-s", "pelicanconf.py", "-o", "output"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     output = tmp_path / "output"
     assert files_containing(output, "PURPLE WALRUS") == []

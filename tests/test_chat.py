@@ -8,8 +8,8 @@ import time
 
 import httpx
 import pytest
-
 from askdocs.edge_runtime.sse import parse
+
 from tests.conftest import RESTRICTED_PHRASES
 
 
@@ -17,8 +17,10 @@ def chat(server, message: str, **body) -> dict:
     started = time.perf_counter()
     first_chunk = None
     chunks = []
-    with httpx.Client(timeout=60) as client, client.stream(
-            "POST", server.url + "/api/chat", json={"message": message, **body}) as response:
+    with (
+        httpx.Client(timeout=60) as client,
+        client.stream("POST", server.url + "/api/chat", json={"message": message, **body}) as response,
+    ):
         headers = response.headers
         status = response.status_code
         for chunk in response.iter_text():
@@ -29,10 +31,14 @@ def chat(server, message: str, **body) -> dict:
     raw = "".join(chunks)
     events = parse(raw)
     return {
-        "status": status, "headers": headers, "raw": raw, "events": events,
+        "status": status,
+        "headers": headers,
+        "raw": raw,
+        "events": events,
         "text": "".join(d["text"] for e, d in events if e == "token"),
         "done": next((d for e, d in events if e == "done"), None),
-        "first_chunk": first_chunk, "total": total,
+        "first_chunk": first_chunk,
+        "total": total,
     }
 
 
@@ -68,8 +74,10 @@ def test_first_status_leaves_before_the_work(example_server):
     raw = b""
     sock = socket.create_connection(("127.0.0.1", example_server.port))
     body = json.dumps({"message": "What does TFX-2210 mean?"}).encode()
-    sock.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    sock.sendall(
+        b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
     started = time.perf_counter()
     sock.settimeout(10)
     while b"event: status" not in raw:
@@ -82,14 +90,20 @@ def test_first_status_leaves_before_the_work(example_server):
     assert raw.index(b"event: status") < raw.index(b"event: tool") < raw.index(b"event: done")
 
 
-@pytest.mark.parametrize("question,pages,facts", [
-    ("What does error TFX-1042 mean and how do I fix it?", ["/errors/"], ["writable"]),
-    ("What does TALLYFOX_DATA_DIR override?", ["/configuration/"], ["storage.data_dir"]),
-    ("Is there a discount for nonprofits?", ["/faq/"], ["KINDFOX40"]),
-    ("What is the default retention for raw samples?", ["/release-notes/"], ["30 days"]),
-    ("How do I send webhooks through a corporate proxy?", ["/guides/webhooks/", "/networking/"],
-     ["TALLYFOX_HTTPS_PROXY"]),
-])
+@pytest.mark.parametrize(
+    "question,pages,facts",
+    [
+        ("What does error TFX-1042 mean and how do I fix it?", ["/errors/"], ["writable"]),
+        ("What does TALLYFOX_DATA_DIR override?", ["/configuration/"], ["storage.data_dir"]),
+        ("Is there a discount for nonprofits?", ["/faq/"], ["KINDFOX40"]),
+        ("What is the default retention for raw samples?", ["/release-notes/"], ["30 days"]),
+        (
+            "How do I send webhooks through a corporate proxy?",
+            ["/guides/webhooks/", "/networking/"],
+            ["TALLYFOX_HTTPS_PROXY"],
+        ),
+    ],
+)
 def test_grounded_extractive_answers(example_server, question, pages, facts):
     result = chat(example_server, question)
     done = result["done"]
@@ -111,7 +125,8 @@ def test_newest_dated_note_wins(example_server):
 def test_paraphrase_without_shared_words(example_server):
     result = chat(example_server, "What are your monthly fees?")
     assert "/pricing/" in [c["url"].split("#")[0] for c in result["done"]["citations"]] or (
-        not result["done"]["answered"] and result["done"]["escalation"])
+        not result["done"]["answered"] and result["done"]["escalation"]
+    )
 
 
 def test_spanish_answers_in_spanish_from_spanish_pages(example_server):
@@ -151,10 +166,13 @@ def test_spanish_escalation_points_to_the_spanish_support_page(example_server):
     assert result["text"].startswith("No pude confirmarlo")
 
 
-@pytest.mark.parametrize("message,answered", [
-    ("I want to talk to a human", False),
-    ("This is useless. How do I rotate an API token?", True),
-])
+@pytest.mark.parametrize(
+    "message,answered",
+    [
+        ("I want to talk to a human", False),
+        ("This is useless. How do I rotate an API token?", True),
+    ],
+)
 def test_frustration_offers_a_person_at_once(example_server, message, answered):
     result = chat(example_server, message)
     done = result["done"]
@@ -178,9 +196,12 @@ def test_repeated_questions_are_served_from_the_answer_cache(example_server):
 
 
 def test_client_disconnect_stops_the_work(example_server):
-    with httpx.Client(timeout=30) as client, client.stream(
-            "POST", example_server.url + "/api/chat",
-            json={"message": "How do backups and restores work?"}) as response:
+    with (
+        httpx.Client(timeout=30) as client,
+        client.stream(
+            "POST", example_server.url + "/api/chat", json={"message": "How do backups and restores work?"}
+        ) as response,
+    ):
         for chunk in response.iter_text():
             if "event: status" in chunk:
                 break

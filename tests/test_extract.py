@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from askdocs.plugin.extract import extract, parse_faq_jsonld, strip_links, to_site_path
 
 DATA = Path(__file__).parent / "data" / "html"
@@ -27,7 +26,9 @@ def test_mkdocs_themes_keep_content_and_drop_chrome(theme):
     assert "**Restart needed:** Changes take effect after `quokka restart`." in content
     # Headings with anchors; the permalink symbol is gone.
     assert [(h.level, h.text, h.anchor) for h in page.headings][1:] == [
-        (2, "Options", "options"), (2, "Example", "example")]
+        (2, "Options", "options"),
+        (2, "Example", "example"),
+    ]
     assert "¶" not in content
     # Navigation, search box, footer, "edit" links and theme UI are not content.
     for chrome in ("Search", "Previous", "Next", "Built with MkDocs", "Quokka Docs", "Home"):
@@ -73,11 +74,17 @@ def test_hand_written_page_metadata():
 
 
 def test_exclusion_markers():
-    excluded = extract('<html><head><meta name="robots" content="noindex,follow"></head>'
-                       "<body><main><p>x</p></main></body></html>", "/a/")
+    excluded = extract(
+        '<html><head><meta name="robots" content="noindex,follow"></head>'
+        "<body><main><p>x</p></main></body></html>",
+        "/a/",
+    )
     assert excluded.exclude
-    meta_excluded = extract('<html><head><meta name="askdocs:exclude" content="true"></head>'
-                            "<body><main><p>x</p></main></body></html>", "/a/")
+    meta_excluded = extract(
+        '<html><head><meta name="askdocs:exclude" content="true"></head>'
+        "<body><main><p>x</p></main></body></html>",
+        "/a/",
+    )
     assert meta_excluded.exclude
     assert not extract("<html><body><main><p>x</p></main></body></html>", "/a/").exclude
 
@@ -91,14 +98,14 @@ def test_faq_jsonld_is_first_class():
        "acceptedAnswer": {"@type": "Answer", "text": "Always."}}]}]}
     </script></head><body><main><h1>FAQ</h1></main></body></html>"""
     page = extract(html, "/faq/")
-    assert page.faqs == [("Is there a free tier?", "Yes, up to 3 hosts."),
-                         ("Can I self-host?", "Always.")]
+    assert page.faqs == [("Is there a free tier?", "Yes, up to 3 hosts."), ("Can I self-host?", "Always.")]
 
 
 def test_qapage_and_broken_jsonld_are_read_with_a_warning():
     pairs, warnings = parse_faq_jsonld(
         '{"@type": "QAPage", "mainEntity": {"@type": "Question", "name": "Why?",'
-        ' "acceptedAnswer": {"text": "Because."},}}')
+        ' "acceptedAnswer": {"text": "Because."},}}'
+    )
     assert pairs == [("Why?", "Because.")]
     assert warnings
 
@@ -107,18 +114,26 @@ def test_broken_and_non_utf8_html_never_raise():
     page = extract(b"<html><body><main><p>caf\xe9 <b>bold<p>unclosed<div>", "/x/")
     assert "caf" in page.content and "unclosed" in page.content
     assert page.warnings  # invalid UTF-8 was reported
-    latin1 = extract('<html><head><meta charset="iso-8859-1"></head><body><main><p>Se\xf1or</p>'
-                     "</main></body></html>".encode("latin-1"), "/y/")
+    latin1 = extract(
+        '<html><head><meta charset="iso-8859-1"></head><body><main><p>Se\xf1or</p>'
+        "</main></body></html>".encode("latin-1"),
+        "/y/",
+    )
     assert "Señor" in latin1.content and not latin1.warnings
     assert extract(b"", "/empty/").warnings
 
 
 def test_page_without_main_uses_boilerplate_removal():
-    paragraphs = "".join(f"<p>Paragraph {i} explains how the quokka scheduler batches work "
-                         f"items for throughput and fairness.</p>" for i in range(8))
-    html = (f"<html><body><div class='menu'><a href='/a'>A</a> <a href='/b'>B</a></div>"
-            f"<div class='post'><h1>Scheduler</h1>{paragraphs}</div>"
-            f"<div class='footer'>Copyright links</div></body></html>")
+    paragraphs = "".join(
+        f"<p>Paragraph {i} explains how the quokka scheduler batches work "
+        f"items for throughput and fairness.</p>"
+        for i in range(8)
+    )
+    html = (
+        f"<html><body><div class='menu'><a href='/a'>A</a> <a href='/b'>B</a></div>"
+        f"<div class='post'><h1>Scheduler</h1>{paragraphs}</div>"
+        f"<div class='footer'>Copyright links</div></body></html>"
+    )
     page = extract(html, "/scheduler/")
     assert "Paragraph 7 explains" in page.content
     assert any("trafilatura" in w for w in page.warnings)
@@ -143,5 +158,4 @@ def test_to_site_path():
 
 
 def test_strip_links():
-    assert strip_links("see [Networking](/networking/#proxy) and [x](y)") == \
-        "see Networking and [x](y)"
+    assert strip_links("see [Networking](/networking/#proxy) and [x](y)") == "see Networking and [x](y)"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from askdocs.edge_runtime.errors import ApiError
 from askdocs.edge_runtime.fs import DocsFS, FsCaches, normalize_path
 
@@ -35,7 +34,10 @@ def test_ls_root_and_folders(public_fs):
 def test_find(public_fs):
     found = [r["path"] for r in public_fs.find("install")["results"]]
     assert found[:2] == ["/es/install/", "/install/"] or set(found[:2]) == {"/install/", "/es/install/"}
-    assert [r["path"] for r in public_fs.find("web*")["results"]] == ["/es/guides/webhooks/", "/guides/webhooks/"]
+    assert [r["path"] for r in public_fs.find("web*")["results"]] == [
+        "/es/guides/webhooks/",
+        "/guides/webhooks/",
+    ]
     assert public_fs.find("runbook")["results"] == []
     with pytest.raises(ApiError) as error:
         public_fs.find("")

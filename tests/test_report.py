@@ -20,8 +20,13 @@ def test_event_log_and_report_end_to_end(example_site, tmp_path):
         chat(server, "Does Tallyfox have a native Slack integration?")
         chat(server, "Does Tallyfox have a native Slack integration?")
         chat(server, "I want to talk to a human")
-        assert httpx.post(server.url + "/api/feedback", json={
-            "answer_id": answered["done"]["answer_id"], "vote": "down", "comment": "too short"}).status_code == 204
+        assert (
+            httpx.post(
+                server.url + "/api/feedback",
+                json={"answer_id": answered["done"]["answer_id"], "vote": "down", "comment": "too short"},
+            ).status_code
+            == 204
+        )
     finally:
         server.stop()
     records = [json.loads(line) for line in log.read_text().splitlines()]
@@ -31,7 +36,10 @@ def test_event_log_and_report_end_to_end(example_site, tmp_path):
     assert first["answered"] is True and first["mode"] == "extractive"
     assert "question" not in first and len(first["question_sha256"]) == 16  # hashed by default
     assert first["tool_calls"] and first["evidence"] and first["citations"]
-    assert first["latency_ms"]["first_byte"] is not None and first["latency_ms"]["done"] >= first["latency_ms"]["first_token"]
+    assert (
+        first["latency_ms"]["first_byte"] is not None
+        and first["latency_ms"]["done"] >= first["latency_ms"]["first_token"]
+    )
     assert {r["escalation_reason"] for r in answers if r["escalation"]} == {"no_evidence", "human_requested"}
     assert any(r["type"] == "feedback" and r["vote"] == "down" and r["known_answer"] for r in records)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.search import RankWeights, hybrid_search, identifier_tokens
 
@@ -35,8 +34,7 @@ def test_exact_identifiers_win(example_corpus, public_scope):
     top = result_json(corpus, outcome, outcome.hits[0])
     assert top["page_url"] == "/errors/"
     assert top["url"] == "/errors/#tfx-1042"  # the sub-section holding the code
-    assert identifier_tokens("use --max-batch with TALLYFOX_DATA_DIR") == [
-        "--max-batch", "tallyfox_data_dir"]
+    assert identifier_tokens("use --max-batch with TALLYFOX_DATA_DIR") == ["--max-batch", "tallyfox_data_dir"]
 
 
 def test_locale_first_and_marked_fallback(example_corpus, public_scope):
@@ -52,8 +50,9 @@ def test_locale_first_and_marked_fallback(example_corpus, public_scope):
 def test_newest_of_conflicting_dated_passages_wins(example_corpus, public_scope):
     corpus, embedder = example_corpus
     outcome = hybrid_search(public_scope, embedder, "default retention for raw samples", "en", 10)
-    anchors = [corpus.chunk(h.ref).anchor for h in outcome.hits
-               if corpus.chunk_page(h.ref).url == "/release-notes/"]
+    anchors = [
+        corpus.chunk(h.ref).anchor for h in outcome.hits if corpus.chunk_page(h.ref).url == "/release-notes/"
+    ]
     assert "310" in anchors and "240" in anchors
     assert anchors.index("310") < anchors.index("240")
 
@@ -61,13 +60,18 @@ def test_newest_of_conflicting_dated_passages_wins(example_corpus, public_scope)
 def test_recency_weight_is_what_orders_them(example_corpus, public_scope):
     corpus, embedder = example_corpus
     flat = dataclasses.replace(RankWeights(), recency=0.0, near_duplicate=2.0)
-    outcome = hybrid_search(public_scope, embedder, "default retention for raw samples", "en", 10,
-                            flat)
-    scores = {corpus.chunk(h.ref).anchor: h.score for h in outcome.hits
-              if corpus.chunk_page(h.ref).url == "/release-notes/"}
+    outcome = hybrid_search(public_scope, embedder, "default retention for raw samples", "en", 10, flat)
+    scores = {
+        corpus.chunk(h.ref).anchor: h.score
+        for h in outcome.hits
+        if corpus.chunk_page(h.ref).url == "/release-notes/"
+    }
     tuned = hybrid_search(public_scope, embedder, "default retention for raw samples", "en", 10)
-    tuned_scores = {corpus.chunk(h.ref).anchor: h.score for h in tuned.hits
-                    if corpus.chunk_page(h.ref).url == "/release-notes/"}
+    tuned_scores = {
+        corpus.chunk(h.ref).anchor: h.score
+        for h in tuned.hits
+        if corpus.chunk_page(h.ref).url == "/release-notes/"
+    }
     assert tuned_scores["310"] / tuned_scores["240"] > scores["310"] / scores["240"]
 
 
@@ -91,8 +95,11 @@ def test_faq_pairs_are_strong_candidates(example_corpus, public_scope):
 def test_results_are_deduplicated_per_page_and_anchor(example_corpus, public_scope):
     corpus, embedder = example_corpus
     outcome = hybrid_search(public_scope, embedder, "proxy", "en", 20)
-    keys = [(corpus.chunk_page(h.ref).url, corpus.chunk(h.ref).anchor, corpus.chunk(h.ref).kind)
-            for h in outcome.hits if corpus.chunk(h.ref).kind == "section"]
+    keys = [
+        (corpus.chunk_page(h.ref).url, corpus.chunk(h.ref).anchor, corpus.chunk(h.ref).kind)
+        for h in outcome.hits
+        if corpus.chunk(h.ref).kind == "section"
+    ]
     assert len(keys) == len(set(keys))
 
 

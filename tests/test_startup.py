@@ -15,16 +15,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from askdocs.edge_runtime.holder import IndexHolder
+
 from askdocs.errors import ModelMismatch, ModelNotFound, ShardError
 from tests.conftest import Server
 from tests.test_build import askdocs
 
 
 def page(title: str, body: str) -> str:
-    return (f"<html lang='en'><head><title>{title}</title></head><body><nav>menu</nav>"
-            f"<main><h1>{title}</h1><p>{body}</p></main></body></html>")
+    return (
+        f"<html lang='en'><head><title>{title}</title></head><body><nav>menu</nav>"
+        f"<main><h1>{title}</h1><p>{body}</p></main></body></html>"
+    )
 
 
 @pytest.fixture
@@ -74,8 +76,9 @@ def test_a_missing_model_fails_at_start_up_naming_the_fix(plain_site, tmp_path, 
     monkeypatch.setenv("ASKDOCS_HOME", str(tmp_path / "empty-home"))
     with pytest.raises(ModelNotFound, match="askdocs model prepare"):
         IndexHolder(str(plain_site / "_askdocs"), None)
-    result = askdocs("serve", str(plain_site), env={"ASKDOCS_HOME": str(tmp_path / "empty-home")},
-                     check=False)
+    result = askdocs(
+        "serve", str(plain_site), env={"ASKDOCS_HOME": str(tmp_path / "empty-home")}, check=False
+    )
     assert result.returncode == 2 and "askdocs model prepare" in result.stderr
 
 
@@ -149,7 +152,8 @@ def test_reload_swaps_atomically_under_concurrent_requests(plain_site):
             time.sleep(0.5)
             (plain_site / "audit").mkdir()
             (plain_site / "audit" / "index.html").write_text(
-                page("Audit", "Audit logs keep every gizmo retention change for 400 days."))
+                page("Audit", "Audit logs keep every gizmo retention change for 400 days.")
+            )
             askdocs("build", str(plain_site), "-q")
             deadline = time.time() + 30
             while time.time() < deadline and not any(v != first for v, _ in seen):

@@ -30,9 +30,7 @@ def browser():
         pytest.skip("Debian Chromium is missing at /usr/bin/chromium (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 
@@ -71,11 +69,7 @@ class Widget:
         self.allowed_console.append(re.compile(pattern))
 
     def unexpected_console_errors(self) -> list[str]:
-        return [
-            text
-            for text in self.console_errors
-            if not any(p.search(text) for p in self.allowed_console)
-        ]
+        return [text for text in self.console_errors if not any(p.search(text) for p in self.allowed_console)]
 
     def hook(self, name: str):
         return self.page.locator(f'[data-askdocs="{name}"]')

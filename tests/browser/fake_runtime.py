@@ -209,9 +209,7 @@ def _search_docs(pages: list) -> tuple[list[dict], dict]:
 
 
 def node_lunr_available() -> bool:
-    return (
-        shutil.which("node") is not None and (NODE_DIR / "node_modules" / "lunr-languages").is_dir()
-    )
+    return shutil.which("node") is not None and (NODE_DIR / "node_modules" / "lunr-languages").is_dir()
 
 
 def _spanish_index(documents: list[dict]) -> dict:
@@ -249,9 +247,7 @@ def build_shards() -> tuple[dict[str, bytes], bool]:
         digest = hashlib.sha256(data).hexdigest()
         path = f"{stem}.{locale}.{digest[:8]}.json"
         files[path] = data
-        entries.append(
-            {"path": path, "role": role, "locale": locale, "sha256": digest, "bytes": len(data)}
-        )
+        entries.append({"path": path, "role": role, "locale": locale, "sha256": digest, "bytes": len(data)})
 
     documents, search_docs = _search_docs(PAGES)
     index = lunr(ref="id", fields=["title", "body"], documents=documents)
@@ -391,9 +387,7 @@ class FakeRuntime:
         return JSONResponse({"token": self.token})
 
     async def _widget(self, request: Request) -> Response:
-        return FileResponse(
-            WIDGET_JS, media_type="text/javascript", headers={"Cache-Control": "no-store"}
-        )
+        return FileResponse(WIDGET_JS, media_type="text/javascript", headers={"Cache-Control": "no-store"})
 
     async def _lunr_js(self, request: Request) -> Response:
         source = LUNR_FILES.get(request.path_params["name"])
@@ -414,8 +408,7 @@ class FakeRuntime:
         lang = "es" if path.startswith("/es/") else "en"
         base = SUBPATH if path.startswith(SUBPATH + "/") else ""
         attrs = "".join(
-            f' data-{name}="{html.escape(value, quote=True)}"'
-            for name, value in self.script_attrs.items()
+            f' data-{name}="{html.escape(value, quote=True)}"' for name, value in self.script_attrs.items()
         )
         titles = {url: title for url, title, _ in PAGES + PAGES_ES}
         title = titles.get(path, "Test docs")
@@ -454,9 +447,7 @@ class FakeRuntime:
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 10
         while not self._server.started:

@@ -242,9 +242,7 @@ def test_mid_stream_drop_is_reported_with_retry(widget, runtime):
     widget.goto()
     widget.ask("Something?")
     widget.wait_answer()
-    expect(widget.last_answer).to_contain_text(
-        "The connection dropped before the answer was complete."
-    )
+    expect(widget.last_answer).to_contain_text("The connection dropped before the answer was complete.")
     expect(widget.last_answer).to_contain_text("Half an ans")
     widget.last_answer.get_by_role("button", name="Retry").click()
     widget.wait_answer()
@@ -440,9 +438,7 @@ def test_unanswered_without_escalation_uses_support_url(widget, runtime):
 def test_site_published_under_a_sub_path(widget, runtime):
     from fake_runtime import Status
 
-    runtime.reply(
-        *answer("Under docs.", citations=[{"url": "/install/#with-pip", "title": "Install"}])
-    )
+    runtime.reply(*answer("Under docs.", citations=[{"url": "/install/#with-pip", "title": "Install"}]))
     widget.goto("/docs/guide/")
     widget.ask("Where?")
     widget.wait_answer()

@@ -40,9 +40,7 @@ def test_single_instance_survives_body_swaps_and_script_reruns(widget, runtime):
     expect(widget.last_answer).to_contain_text("Kept across navigation.")
 
     # A whole new <body> element.
-    page.evaluate(
-        "document.documentElement.replaceChild(document.createElement('body'), document.body)"
-    )
+    page.evaluate("document.documentElement.replaceChild(document.createElement('body'), document.body)")
     page.wait_for_function("document.getElementById('askdocs-widget')?.isConnected")
     assert page.evaluate("document.querySelectorAll('#askdocs-widget').length") == 1
     expect(widget.last_answer).to_contain_text("Kept across navigation.")

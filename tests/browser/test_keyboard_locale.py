@@ -104,9 +104,7 @@ def test_spanish_page_gets_spanish_ui_and_locale(widget, runtime):
     expect(widget.status).to_have_text("Buscando…")
     widget.wait_answer()
     assert runtime.chats[-1].body["locale"] == "es"
-    expect(widget.last_answer.locator('[data-askdocs="citation"]')).to_have_text(
-        "Fuente: Instalación"
-    )
+    expect(widget.last_answer.locator('[data-askdocs="citation"]')).to_have_text("Fuente: Instalación")
     expect(widget.last_answer.get_by_role("button", name="Copiar respuesta")).to_be_visible()
 
 

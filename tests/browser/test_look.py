@@ -80,9 +80,7 @@ def test_screenshot_streaming_status(widget, runtime):
 def test_phone_layout(browser, runtime):
     from conftest import Widget
 
-    context = browser.new_context(
-        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
-    )
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
     try:
         widget = Widget(context.new_page(), runtime)
         widget.goto()

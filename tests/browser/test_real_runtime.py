@@ -20,8 +20,7 @@ PAGES = {
     "index.html": (
         "en",
         "Foxdocs",
-        "<h1 id='foxdocs'>Foxdocs</h1>"
-        "<p>Foxdocs collects metrics from your servers with a small agent.</p>",
+        "<h1 id='foxdocs'>Foxdocs</h1><p>Foxdocs collects metrics from your servers with a small agent.</p>",
     ),
     "install/index.html": (
         "en",
@@ -71,9 +70,7 @@ def served_site(tmp_path_factory):
     dead = f' data-endpoint="http://127.0.0.1:{closed_port()}/"'
     for rel, lang in (("offline/index.html", "en"), ("es/offline/index.html", "es")):
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
-        (site / rel).write_text(
-            page_html(lang, "Offline", "<h1>Offline</h1>", dead), encoding="utf-8"
-        )
+        (site / rel).write_text(page_html(lang, "Offline", "<h1>Offline</h1>", dead), encoding="utf-8")
     with serve(site) as url:
         yield url
 

@@ -34,8 +34,7 @@ def themed(request, tmp_path_factory):
     require_askdocs()
     if request.param == "material":
         pytest.importorskip("material", reason="mkdocs-material is not installed")
-    built = build_example(tmp_path_factory.mktemp(f"site-{request.param}"),
-                          theme=THEMES[request.param])
+    built = build_example(tmp_path_factory.mktemp(f"site-{request.param}"), theme=THEMES[request.param])
     with serve(built.site_dir) as url:
         yield types.SimpleNamespace(theme=request.param, url=url)
 
