@@ -187,12 +187,11 @@ def compose(
 
 
 def _render(units: list[Unit]) -> str:
-    """Quoted units in document order: sentences run on, list items and table rows keep
-    their lines, a table's header is written once."""
+    """Quoted units in document order: sentences run on, list items keep their lines,
+    table rows become list items that name their columns (readable in any renderer)."""
     blocks: list[str] = []
     current: list[str] = []
     mode = ""
-    header = ""
 
     def flush() -> None:
         nonlocal current, mode
@@ -201,25 +200,29 @@ def _render(units: list[Unit]) -> str:
         current, mode = [], ""
 
     for unit in units:
-        if unit.kind == "row":
-            row_header, _, row = unit.text.partition("\n")
-            if mode != "row" or row_header != header:
-                flush()
-                header, mode = row_header, "row"
-                columns = row_header.count("|") - 1
-                current = [row_header, "| " + " | ".join("---" for _ in range(max(1, columns))) + " |"]
-            current.append(row)
-        elif unit.kind == "code":
+        if unit.kind == "code":
             flush()
             blocks.append(_trim_code(unit.text))
-        else:
-            kind = "list" if _LIST_ITEM.match(unit.text) else "prose"
-            if kind != mode:
-                flush()
-                mode = kind
-            current.append(unit.text)
+            continue
+        kind = "list" if unit.kind == "row" or _LIST_ITEM.match(unit.text) else "prose"
+        if kind != mode:
+            flush()
+            mode = kind
+        current.append(_row_item(unit.text) if unit.kind == "row" else unit.text)
     flush()
     return "\n\n".join(blocks)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def _row_item(text: str) -> str:
+    """"| Key | Default |" + "| `port` | `7000` |" → "- `port` — Default: `7000`"."""
+    header, _, row = text.partition("\n")
+    names, values = _cells(header), _cells(row)
+    parts = [f"{name}: {value}" for name, value in zip(names[1:], values[1:], strict=False) if value]
+    return "- " + " — ".join([values[0], *parts]) if values else "- " + row
 
 
 def _has_section_date(evidence: Evidence) -> bool:
