@@ -110,11 +110,12 @@ class Settings:
         base_url = env.get("OPENAI_BASE_URL")
         model = env.get("ASKDOCS_LLM_MODEL")
         if base_url or model:
-            if not (base_url and model):
+            if not model:
                 raise AskdocsError(
-                    "an LLM needs both OPENAI_BASE_URL and ASKDOCS_LLM_MODEL "
-                    f"(got {'OPENAI_BASE_URL' if base_url else 'ASKDOCS_LLM_MODEL'} only)"
+                    "OPENAI_BASE_URL is set but ASKDOCS_LLM_MODEL is not: name the model to use "
+                    "(or unset OPENAI_BASE_URL to answer offline)"
                 )
+            base_url = base_url or "https://api.openai.com/v1"
             budget = env.get("ASKDOCS_DAILY_TOKEN_BUDGET")
             values["llm"] = LLMSettings(
                 base_url=base_url.rstrip("/"),

@@ -297,3 +297,19 @@ def test_rate_limit_behind_a_proxy_header(example_site, holder):
         second = {"X-Forwarded-For": "203.0.113.6"}
         assert [limited.get("/api/fs/ls", headers=first).status_code for _ in range(3)] == [200, 200, 429]
         assert limited.get("/api/fs/ls", headers=second).status_code == 200
+
+
+def test_settings_validation():
+    from askdocs.errors import AskdocsError
+
+    with pytest.raises(AskdocsError, match="ASKDOCS_RATE_LIMT"):
+        Settings.from_env(env={"ASKDOCS_RATE_LIMT": "5/minute"}, index="x")
+    with pytest.raises(AskdocsError, match="ASKDOCS_LLM_MODEL"):
+        Settings.from_env(env={"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, index="x")
+    with pytest.raises(AskdocsError, match="not a rate"):
+        Settings.from_env(env={"ASKDOCS_RATE_LIMIT": "lots"}, index="x")
+    openai = Settings.from_env(env={"ASKDOCS_LLM_MODEL": "gpt-4o-mini", "OPENAI_API_KEY": "k"}, index="x")
+    assert openai.llm.base_url == "https://api.openai.com/v1" and openai.llm.agent is True
+    off = Settings.from_env(env={"ASKDOCS_RATE_LIMIT": "off", "ASKDOCS_CORS_ORIGINS": "https://a, https://b"},
+                            index="x")
+    assert off.rate_limit is None and off.cors_origins == ("https://a", "https://b")
