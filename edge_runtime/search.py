@@ -124,7 +124,8 @@ def hybrid_search(
             for rank, (ref, score) in enumerate(dense):
                 hit = candidates.setdefault(ref, Hit(ref, 0.0))
                 hit.dense_rank, hit.dense_score = rank, score
-            title_rank = _titles(scope, query_vector, loc)
+            if weights.title:
+                title_rank = _titles(scope, query_vector, loc)
             outcome.retrievers.append("dense")
         except Exception as exc:  # reported in the response, /healthz and metrics
             log.exception("dense retrieval failed")
@@ -146,7 +147,7 @@ def hybrid_search(
             candidates,
             lambda ref: len(outcome.terms & corpus.sets[ref.set].heading_terms(ref.index, loc)),
         )
-        if outcome.terms
+        if outcome.terms and weights.heading
         else {}
     )
     newest, oldest = _date_range(corpus, candidates)
