@@ -1,0 +1,53 @@
+"""The shard format: bounded part sizes, content addressing, loading back, refusing junk."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from askdocs import shards
+from askdocs.errors import ShardError
+
+
+def _manifest(writer: shards.ShardWriter) -> shards.Manifest:
+    return shards.Manifest(
+        format=shards.FORMAT_NAME, format_version=shards.FORMAT_VERSION, askdocs_version="t",
+        visibility="public", built_at="2026-01-01T00:00:00Z", site_url="", default_locale="en",
+        locales=["en"], model={"id": "m", "sha256": "0" * 64, "dim": 4},
+        embeddings={"dim": 4, "dtype": "int8"}, counts={}, files=writer.entries)
+
+
+def test_large_sets_are_split_and_load_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(shards, "MAX_PART_BYTES", 2_000)
+    pages = [{"url": f"/p{i}/", "text": "x" * 300} for i in range(20)]
+    writer = shards.ShardWriter()
+    writer.add_json_parts("pages", pages)
+    vectors = np.arange(2_000 * 4, dtype=np.int64).reshape(2_000, 4).astype(np.int8)
+    writer.add_vector_parts("vectors", vectors)
+    parts = [f for f in writer.entries if f.role == "pages"]
+    assert len(parts) >= 3 and all(f.bytes <= 2_000 + 400 for f in parts)
+    assert len([f for f in writer.entries if f.role == "vectors"]) > 1
+    manifest = _manifest(writer)
+    writer.publish(tmp_path, manifest)
+    loaded = shards.read_manifest(tmp_path)
+    assert shards._load_json_parts(tmp_path, loaded, "pages") == pages
+    assert np.array_equal(shards._load_array(tmp_path, loaded, "vectors", np.int8, 4), vectors)
+    # Content-addressed names; a rewrite with other content drops the stale files.
+    writer2 = shards.ShardWriter()
+    writer2.add_json_parts("pages", pages[:1])
+    writer2.publish(tmp_path, _manifest(writer2))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f.path for f in writer2.entries] + ["manifest.json"])
+
+
+def test_manifest_is_checked(tmp_path):
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(ShardError, match="not valid JSON"):
+        shards.read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ShardError, match="not an askdocs manifest"):
+        shards.read_manifest(tmp_path)
+    with pytest.raises(ShardError, match="build the site with askdocs"):
+        shards.read_manifest(tmp_path / "missing")
