@@ -13,6 +13,7 @@ than `_` and `-` becomes a space, so `httpx.AsyncClient` indexes as
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from lunr.builder import Builder
 from lunr.index import Index
 from lunr.pipeline import Pipeline
 from lunr.query import Query
+from lunr.token import Token
 from lunr.tokenizer import Tokenizer
 
 from askdocs import porter
@@ -159,9 +161,69 @@ def build_index(locale: str, docs: Iterable[LexicalDoc]) -> dict:
     return builder.build().serialize()
 
 
-def load_index(serialized: dict) -> Index:
+def load_lunr(serialized: dict) -> Index:
+    """The index as lunr.py loads it (the reference our scorer is tested against)."""
     register_pipelines()
     return Index.load(serialized)
+
+
+class LunrScorer:
+    """Scores a serialised Lunr index exactly as lunr.js and lunr.py do, faster.
+
+    Lunr ranks documents by the cosine-normalised dot product of the query
+    vector with each field's precomputed BM25 vector, summed over fields.
+    lunr.py builds match objects and sparse vectors for every hit; this keeps
+    the postings as plain lists once, at load time. Exact-term queries only
+    (askdocs never sends wildcards, fuzziness or presence operators).
+    """
+
+    def __init__(self, serialized: dict) -> None:
+        register_pipelines()
+        self.fields: list[str] = list(serialized["fields"])
+        self._search_fns = [Pipeline.registered_functions[label] for label in serialized["pipeline"]]
+        vectors: dict[str, dict[int, float]] = {}
+        for field_ref, values in serialized["fieldVectors"]:
+            vectors[field_ref] = dict(zip(values[0::2], values[1::2], strict=True))
+        self.postings: dict[str, tuple[int, list[tuple[str, float]]]] = {}
+        for term, posting in serialized["invertedIndex"]:
+            index = posting["_index"]
+            entries = []
+            for field in self.fields:
+                for ref in posting.get(field, {}):
+                    entries.append((ref, vectors[f"{field}/{ref}"].get(index, 0.0)))
+            self.postings[term] = (index, entries)
+
+    @property
+    def terms(self) -> set[str]:
+        return set(self.postings)
+
+    def _pipeline(self, term: str) -> list[str]:
+        tokens = [Token(term)]
+        for fn in self._search_fns:
+            tokens = [r for i, t in enumerate(tokens) if (r := fn(t, i, tokens))]
+        return [str(t) for t in tokens]
+
+    def search_terms(self, terms: list[str], limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+        weights: dict[str, float] = {}
+        for term in terms:
+            for processed in self._pipeline(term):
+                if processed in self.postings:
+                    weights[processed] = weights.get(processed, 0.0) + 1.0
+        if not weights:
+            return []
+        norm = math.sqrt(sum(w * w for w in weights.values()))
+        scores: dict[str, float] = {}
+        matched: dict[str, set[str]] = {}
+        for term, weight in weights.items():
+            for ref, value in self.postings[term][1]:
+                scores[ref] = scores.get(ref, 0.0) + weight * value / norm
+                matched.setdefault(ref, set()).add(term)
+        ranked = sorted(scores.items(), key=lambda item: -item[1])[:limit]
+        return [(ref, score, frozenset(matched[ref])) for ref, score in ranked]
+
+
+def load_index(serialized: dict) -> LunrScorer:
+    return LunrScorer(serialized)
 
 
 def query_tokens(text: str) -> list[str]:
@@ -174,15 +236,18 @@ def query_tokens(text: str) -> list[str]:
     return list(seen)
 
 
-def search(index: Index, text: str, limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+def search(index: LunrScorer | Index, text: str, limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
     """OR-query of the text's terms; user text never reaches Lunr's query parser."""
     return search_terms(index, query_tokens(text), limit)
 
 
-def search_terms(index: Index, terms: list[str], limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+def search_terms(index: LunrScorer | Index, terms: list[str], limit: int = 50
+                 ) -> list[tuple[str, float, frozenset[str]]]:
     """OR-query of already tokenised terms (each still goes through the search pipeline)."""
     if not terms:
         return []
+    if isinstance(index, LunrScorer):
+        return index.search_terms(terms, limit)
     query = Query(index.fields)
     for term in terms:
         query.term(term)

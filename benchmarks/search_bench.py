@@ -105,8 +105,12 @@ def ensure_site(name: str, rebuild: bool) -> Path:
     stamp_file = entry / "stamp.json"
     key = source_fingerprint() if name == "fastapi" else "httpx"
     site = entry / "site"
-    if (not rebuild and stamp_file.is_file() and _shards_ok(site / "_askdocs")
-            and json.loads(stamp_file.read_text()).get("key") == key):
+    if (
+        not rebuild
+        and stamp_file.is_file()
+        and _shards_ok(site / "_askdocs")
+        and json.loads(stamp_file.read_text()).get("key") == key
+    ):
         progress(f"reusing cached {name} site ({entry})")
         return site
     progress(f"building the {name} site (MkDocs + askdocs build) into {entry} ...")
@@ -117,8 +121,10 @@ def ensure_site(name: str, rebuild: bool) -> Path:
     (entry / "mk" / name).rename(site)
     (entry / "mk").rmdir()
     t0 = time.perf_counter()
-    code, output = run_with_progress([str(BIN / "askdocs"), "build", str(site), "--private-dir",
-                                      str(entry / "private")], f"askdocs build ({name})")
+    code, output = run_with_progress(
+        [str(BIN / "askdocs"), "build", str(site), "--private-dir", str(entry / "private")],
+        f"askdocs build ({name})",
+    )
     if code != 0:
         raise RuntimeError(f"askdocs build of {name} failed ({code}):\n{output[-3000:]}")
     stamp_file.write_text(json.dumps({"key": key, "build_seconds": time.perf_counter() - t0}))
@@ -142,8 +148,7 @@ def generate_site(folder: Path, pages: int, sections: int, seed: int = 1234) -> 
     """A plain HTML site: `pages` pages of `sections` h2 sections (~85 words each)."""
     rng = random.Random(seed)
     pool = _sentences()
-    words = [w.strip(".,:;()") for s in pool[:3000] for w in s.split() if w.isalpha()
-             and len(w) > 3]
+    words = [w.strip(".,:;()") for s in pool[:3000] for w in s.split() if w.isalpha() and len(w) > 3]
     for p in range(pages):
         topic = " ".join(rng.sample(words, 3))
         title = f"Synthetic guide {p}: {topic}"
@@ -157,17 +162,20 @@ def generate_site(folder: Path, pages: int, sections: int, seed: int = 1234) -> 
                 body.append(sentence)
                 count += len(sentence.split())
             split = max(1, len(body) // 2)
-            paras = "".join(f"<p>{html.escape(' '.join(chunk))}</p>"
-                            for chunk in (body[:split], body[split:]) if chunk)
+            paras = "".join(
+                f"<p>{html.escape(' '.join(chunk))}</p>" for chunk in (body[:split], body[split:]) if chunk
+            )
             parts.append(f'<h2 id="s{s}">{html.escape(heading)}</h2>{paras}')
         page_dir = folder / f"part-{p // 100:02d}" / f"guide-{p:04d}"
         page_dir.mkdir(parents=True, exist_ok=True)
         (page_dir / "index.html").write_text(
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)}</title></head><body>"
-            "<nav><a href=\"/\">Home</a></nav>"
+            '<nav><a href="/">Home</a></nav>'
             f"<main>{''.join(parts)}</main><footer>Synthetic benchmark site</footer>"
-            "</body></html>", encoding="utf-8")
+            "</body></html>",
+            encoding="utf-8",
+        )
     return pages
 
 
@@ -176,8 +184,7 @@ def ensure_synthetic(pages: int, rebuild: bool, use_cache: bool) -> tuple[Path, 
     from askdocs.models import DEFAULT_MODEL, locate
     from askdocs.shards import FORMAT_VERSION
 
-    key = f"v{SYNTH_VERSION}-{pages}x{SYNTH_SECTIONS}-f{FORMAT_VERSION}-" \
-          f"{locate(DEFAULT_MODEL).sha256[:12]}"
+    key = f"v{SYNTH_VERSION}-{pages}x{SYNTH_SECTIONS}-f{FORMAT_VERSION}-{locate(DEFAULT_MODEL).sha256[:12]}"
     entry = CACHE / f"synthetic-{pages}x{SYNTH_SECTIONS}"
     stamp_file = entry / "stamp.json"
     if use_cache and not rebuild and stamp_file.is_file() and _shards_ok(entry / "_askdocs"):
@@ -190,20 +197,26 @@ def ensure_synthetic(pages: int, rebuild: bool, use_cache: bool) -> tuple[Path, 
     site = work / "site"
     progress(f"generating a plain HTML site of {pages} pages x {SYNTH_SECTIONS} sections ...")
     generate_site(site, pages, SYNTH_SECTIONS)
-    progress("building it with `askdocs build` (English -> all-MiniLM-L6-v2); progress below. "
-             + ("This is cached for later runs." if use_cache else ""))
+    progress(
+        "building it with `askdocs build` (English -> all-MiniLM-L6-v2); progress below. "
+        + ("This is cached for later runs." if use_cache else "")
+    )
     t0 = time.perf_counter()
-    code, output = run_with_progress([str(BIN / "askdocs"), "build", str(site)],
-                                     "askdocs build (synthetic)", every=20)
+    code, output = run_with_progress(
+        [str(BIN / "askdocs"), "build", str(site)], "askdocs build (synthetic)", every=20
+    )
     seconds = time.perf_counter() - t0
     if code != 0:
         shutil.rmtree(work, ignore_errors=True)
-        raise RuntimeError(f"askdocs build of the synthetic site failed ({code}):\n"
-                           f"{output[-3000:]}")
+        raise RuntimeError(f"askdocs build of the synthetic site failed ({code}):\n{output[-3000:]}")
     manifest = json.loads((site / "_askdocs" / "manifest.json").read_text())
-    stamp = {"key": key, "pages": manifest["counts"]["pages"],
-             "chunks": manifest["counts"]["chunks"], "build_seconds": seconds,
-             "summary": output.strip().splitlines()[-1] if output.strip() else ""}
+    stamp = {
+        "key": key,
+        "pages": manifest["counts"]["pages"],
+        "chunks": manifest["counts"]["chunks"],
+        "build_seconds": seconds,
+        "summary": output.strip().splitlines()[-1] if output.strip() else "",
+    }
     progress(f"synthetic build: {stamp['chunks']:,} chunks in {seconds:.0f}s")
     if not use_cache:
         return site / "_askdocs", stamp, work
@@ -232,7 +245,7 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
     load_s = time.perf_counter() - t0
     scope = make_scope(corpus, Reader.public())
     raw = corpus.sets[0].shards.lunr
-    bare = {loc: lexical.load_index(data) for loc, data in raw.items()}
+    bare = {loc: lexical.load_lunr(data) for loc, data in raw.items()}
     cold = QueryEmbedder(embedder, cache_size=0)  # an LRU of size 0 keeps nothing
     warm = QueryEmbedder(embedder)
 
@@ -253,7 +266,7 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
     for r in range(rounds):
         for i, item in enumerate(qs):
             q, loc = item["question"], item["locale"]
-            order = names[(i + r) % 4:] + names[:(i + r) % 4]  # rotate who goes first
+            order = names[(i + r) % 4 :] + names[: (i + r) % 4]  # rotate who goes first
             for name in order:
                 t = time.perf_counter()
                 if name == "lunr":
@@ -269,11 +282,17 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
                     per_locale.setdefault(loc, []).append(ms)
             tick()
     sizes = {loc: len(json.dumps(data)) for loc, data in raw.items()}
-    chunks = {loc: int((corpus.sets[0].chunk_locale == corpus.locales.index(loc)).sum())
-              for loc in raw}
-    return {"load_seconds": load_s, "samples": samples, "hybrid_only": hybrid_only,
-            "per_locale": per_locale, "lunr_json_bytes": sizes, "chunks_per_locale": chunks,
-            "chunks": len(corpus.sets[0].chunks), "pages": len(corpus.sets[0].pages)}
+    chunks = {loc: int((corpus.sets[0].chunk_locale == corpus.locales.index(loc)).sum()) for loc in raw}
+    return {
+        "load_seconds": load_s,
+        "samples": samples,
+        "hybrid_only": hybrid_only,
+        "per_locale": per_locale,
+        "lunr_json_bytes": sizes,
+        "chunks_per_locale": chunks,
+        "chunks": len(corpus.sets[0].chunks),
+        "pages": len(corpus.sets[0].pages),
+    }
 
 
 def app_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
@@ -285,8 +304,7 @@ def app_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
     warnings.filterwarnings("ignore", message=".*starlette.testclient.*")
     from starlette.testclient import TestClient
 
-    settings = Settings.from_env(env={}, index=str(site / "_askdocs"), rate_limit=None,
-                                 reload_interval=0.0)
+    settings = Settings.from_env(env={}, index=str(site / "_askdocs"), rate_limit=None, reload_interval=0.0)
     app = create_app(settings)
     cold: list[float] = []
     warm: list[float] = []
@@ -297,8 +315,7 @@ def app_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
         for r in range(rounds):
             for item in qs:
                 t = time.perf_counter()
-                response = client.get("/api/search", params={"q": item["question"],
-                                                              "locale": item["locale"]})
+                response = client.get("/api/search", params={"q": item["question"], "locale": item["locale"]})
                 ms = (time.perf_counter() - t) * 1000
                 errors += response.status_code != 200
                 (cold if r == 0 else warm).append(ms)
@@ -307,12 +324,14 @@ def app_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
 
 
 def run_one_blas(site: Path, name: str, rounds: int) -> dict:
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-           "MKL_NUM_THREADS": "1"}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     with tempfile.TemporaryDirectory(prefix="askdocs-search-1blas-") as tmp:
         out = Path(tmp) / "out.json"
-        subprocess.run([sys.executable, __file__, "--inproc-worker", str(site), name,
-                        str(rounds), str(out)], env=env, check=True)
+        subprocess.run(
+            [sys.executable, __file__, "--inproc-worker", str(site), name, str(rounds), str(out)],
+            env=env,
+            check=True,
+        )
         return json.loads(out.read_text())
 
 
@@ -346,9 +365,12 @@ def dense_worker(sizes: list[int], n_queries: int, out: Path, force_usearch: boo
                 plain.append(ms)
                 masked.append(ms_mask)
                 top.append([h[0] for h in hits])
-        results["dense"][str(n)] = {"init_s": init_s, "top10_ms": summary(plain),
-                                    "top10_with_mask_ms": summary(masked),
-                                    "keeps_float32": matrix._float is not None}
+        results["dense"][str(n)] = {
+            "init_s": init_s,
+            "top10_ms": summary(plain),
+            "top10_with_mask_ms": summary(masked),
+            "keeps_float32": matrix._float is not None,
+        }
         data[n], tops[n] = vectors, top
         del matrix
     big = str(max(sizes))
@@ -369,8 +391,10 @@ def dense_worker(sizes: list[int], n_queries: int, out: Path, force_usearch: boo
                     times.append(ms)
                     keys = set(np.asarray(found.keys).ravel().tolist())
                     recall.append(len(keys & set(tops[n][i - 2])) / 10)
-            results["usearch"][str(n)] = {"top10_ms": summary(times),
-                                          "recall_at_10_vs_dense": float(np.mean(recall))}
+            results["usearch"][str(n)] = {
+                "top10_ms": summary(times),
+                "recall_at_10_vs_dense": float(np.mean(recall)),
+            }
     import usearch
 
     results["usearch_version"] = usearch.__version__
@@ -379,12 +403,25 @@ def dense_worker(sizes: list[int], n_queries: int, out: Path, force_usearch: boo
 
 
 def run_dense(sizes: list[int], n_queries: int, force_usearch: bool) -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-           "MKL_NUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+    }
     with tempfile.TemporaryDirectory(prefix="askdocs-dense-") as tmp:
         out = Path(tmp) / "dense.json"
-        cmd = [sys.executable, __file__, "--dense-worker", ",".join(map(str, sizes)),
-               "--dense-queries", str(n_queries), "--dense-out", str(out)]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--dense-worker",
+            ",".join(map(str, sizes)),
+            "--dense-queries",
+            str(n_queries),
+            "--dense-out",
+            str(out),
+        ]
         if force_usearch:
             cmd.append("--force-usearch")
         subprocess.run(cmd, env=env, check=True)
@@ -406,16 +443,20 @@ def rss_at_scale(shard_dir: Path, qs: list[dict], tmp: Path) -> dict:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
             for item in qs:
                 t = time.perf_counter()
-                response = client.get("/api/search", params={"q": item["question"],
-                                                             "locale": "en"})
+                response = client.get("/api/search", params={"q": item["question"], "locale": "en"})
                 times.append((time.perf_counter() - t) * 1000)
                 response.raise_for_status()
             health = client.get("/healthz").json()
         after = server.rss()
-    return {"startup_s": startup, "rss_idle_mb": idle.get("rss"), "rss_after_mb": after.get("rss"),
-            "peak_mb": after.get("peak"), "search_ms": summary(times),
-            "chunks": health["index"]["counts"]["chunks"],
-            "pages": health["index"]["counts"]["pages"]}
+    return {
+        "startup_s": startup,
+        "rss_idle_mb": idle.get("rss"),
+        "rss_after_mb": after.get("rss"),
+        "peak_mb": after.get("peak"),
+        "search_ms": summary(times),
+        "chunks": health["index"]["counts"]["chunks"],
+        "pages": health["index"]["counts"]["pages"],
+    }
 
 
 def rss_breakdown_worker(shard_dir: str, out: str) -> None:
@@ -460,8 +501,12 @@ def main() -> int:
     parser.add_argument("--inproc-worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.dense_worker:
-        dense_worker([int(x) for x in args.dense_worker.split(",")], args.dense_queries,
-                     Path(args.dense_out), args.force_usearch)
+        dense_worker(
+            [int(x) for x in args.dense_worker.split(",")],
+            args.dense_queries,
+            Path(args.dense_out),
+            args.force_usearch,
+        )
         return 0
     if args.rss_worker:
         rss_breakdown_worker(*args.rss_worker)
@@ -469,9 +514,14 @@ def main() -> int:
     if args.inproc_worker:
         site_arg, name, rounds_arg, out_arg = args.inproc_worker
         found = search_latencies(Path(site_arg), questions(name), int(rounds_arg))
-        Path(out_arg).write_text(json.dumps(
-            {"ms": {k: summary(v) for k, v in found["samples"].items()},
-             "hybrid_only_ms": {k: summary(v) for k, v in found["hybrid_only"].items()}}))
+        Path(out_arg).write_text(
+            json.dumps(
+                {
+                    "ms": {k: summary(v) for k, v in found["samples"].items()},
+                    "hybrid_only_ms": {k: summary(v) for k, v in found["hybrid_only"].items()},
+                }
+            )
+        )
         return 0
 
     report = Report("search_bench", args.quick)
@@ -488,79 +538,118 @@ def main() -> int:
     inproc = search_latencies(site, qs, rounds)
     progress("the same questions through the Starlette app (TestClient) ...")
     app = app_latencies(site, qs, max(2, rounds // 2))
-    progress("what-if: the same in-process loop in a subprocess with one BLAS thread "
-             "(OPENBLAS_NUM_THREADS=1) ...")
+    progress(
+        "what-if: the same in-process loop in a subprocess with one BLAS thread (OPENBLAS_NUM_THREADS=1) ..."
+    )
     one_blas = run_one_blas(site, site_name, max(2, rounds // 2))
     s = {k: summary(v) for k, v in inproc["samples"].items()}
     hy = {k: summary(v) for k, v in inproc["hybrid_only"].items()}
     a_cold, a_warm = summary(app["cold"]), summary(app["warm"])
     lunr, emb = s["lunr"], s["embed"]
-    print(f"\nsite: {site_name} ({inproc['pages']} pages, {inproc['chunks']} chunks, locales "
-          f"{', '.join(sorted(inproc['per_locale']))}); index load {inproc['load_seconds']:.1f}s; "
-          f"{len(qs)} dev questions x {rounds} rounds, interleaved")
+    print(
+        f"\nsite: {site_name} ({inproc['pages']} pages, {inproc['chunks']} chunks, locales "
+        f"{', '.join(sorted(inproc['per_locale']))}); index load {inproc['load_seconds']:.1f}s; "
+        f"{len(qs)} dev questions x {rounds} rounds, interleaved"
+    )
 
     def row(label, st):
-        return [label, st["p50"], st["p95"], ratio(st["p50"], lunr["p50"]),
-                ratio(st["p95"], lunr["p95"])]
+        return [label, st["p50"], st["p95"], ratio(st["p50"], lunr["p50"]), ratio(st["p95"], lunr["p95"])]
 
-    table(["latency ms", "p50", "p95", "p50/lunr", "p95/lunr"], [
-        row("bare lunr.py search (same Lunr index)", lunr),
-        row("query embedding alone (cache off)", emb),
-        row("hybrid_search only, cold (embeds)", hy["cold"]),
-        row("hybrid_search only, warm (cached vector)", hy["warm"]),
-        row("/api/search work in-process, cold", s["cold"]),
-        row("/api/search work in-process, warm", s["warm"]),
-        row("/api/search via TestClient, first pass", a_cold),
-        row("/api/search via TestClient, repeat passes", a_warm),
-        ["what-if, separate process, OPENBLAS_NUM_THREADS=1:", "", "", "", ""],
-        row("  bare lunr.py search", one_blas["ms"]["lunr"]),
-        row("  /api/search work in-process, cold", one_blas["ms"]["cold"]),
-        row("  /api/search work in-process, warm", one_blas["ms"]["warm"]),
-    ], title="/api/search vs bare Lunr (in-process = hybrid_search + result rendering; "
-             "ratios to the main run's lunr)")
+    table(
+        ["latency ms", "p50", "p95", "p50/lunr", "p95/lunr"],
+        [
+            row("bare lunr.py search (same Lunr index)", lunr),
+            row("query embedding alone (cache off)", emb),
+            row("hybrid_search only, cold (embeds)", hy["cold"]),
+            row("hybrid_search only, warm (cached vector)", hy["warm"]),
+            row("/api/search work in-process, cold", s["cold"]),
+            row("/api/search work in-process, warm", s["warm"]),
+            row("/api/search via TestClient, first pass", a_cold),
+            row("/api/search via TestClient, repeat passes", a_warm),
+            ["what-if, separate process, OPENBLAS_NUM_THREADS=1:", "", "", "", ""],
+            row("  bare lunr.py search", one_blas["ms"]["lunr"]),
+            row("  /api/search work in-process, cold", one_blas["ms"]["cold"]),
+            row("  /api/search work in-process, warm", one_blas["ms"]["warm"]),
+        ],
+        title="/api/search vs bare Lunr (in-process = hybrid_search + result rendering; "
+        "ratios to the main run's lunr)",
+    )
     derived = {
-        "inproc_cold_over_lunr_plus_embed_p50": ratio(s["cold"]["p50"],
-                                                      lunr["p50"] + emb["p50"]),
-        "inproc_cold_minus_embed_over_lunr_p50": ratio(s["cold"]["p50"] - emb["p50"],
-                                                       lunr["p50"]),
+        "inproc_cold_over_lunr_plus_embed_p50": ratio(s["cold"]["p50"], lunr["p50"] + emb["p50"]),
+        "inproc_cold_minus_embed_over_lunr_p50": ratio(s["cold"]["p50"] - emb["p50"], lunr["p50"]),
         "inproc_warm_over_lunr_p50": ratio(s["warm"]["p50"], lunr["p50"]),
         "app_cold_over_lunr_plus_embed_p50": ratio(a_cold["p50"], lunr["p50"] + emb["p50"]),
         "app_cold_minus_embed_over_lunr_p50": ratio(a_cold["p50"] - emb["p50"], lunr["p50"]),
         "app_warm_over_lunr_p50": ratio(a_warm["p50"], lunr["p50"]),
-        "one_blas_thread_warm_over_its_lunr_p50": ratio(one_blas["ms"]["warm"]["p50"],
-                                                        one_blas["ms"]["lunr"]["p50"]),
+        "one_blas_thread_warm_over_its_lunr_p50": ratio(
+            one_blas["ms"]["warm"]["p50"], one_blas["ms"]["lunr"]["p50"]
+        ),
         "one_blas_thread_cold_minus_embed_over_its_lunr_p50": ratio(
-            one_blas["ms"]["cold"]["p50"] - one_blas["ms"]["embed"]["p50"],
-            one_blas["ms"]["lunr"]["p50"]),
+            one_blas["ms"]["cold"]["p50"] - one_blas["ms"]["embed"]["p50"], one_blas["ms"]["lunr"]["p50"]
+        ),
     }
     table(["derived ratio (p50)", "value"], [[k, v] for k, v in derived.items()])
-    results["search"] = {"site": site_name, "questions": len(qs), "rounds": rounds,
-                         "pages": inproc["pages"], "chunks": inproc["chunks"],
-                         "index_load_seconds": inproc["load_seconds"],
-                         "ms": s, "hybrid_only_ms": hy,
-                         "app_ms": {"first_pass": a_cold, "repeat": a_warm,
-                                    "errors": app["errors"]},
-                         "what_if_one_blas_thread": one_blas,
-                         "ratios": derived}
-    report.goal("in-process /api/search (cold) / (lunr + query embedding), p50",
-                derived["inproc_cold_over_lunr_plus_embed_p50"], "<=", 1.0)
-    report.goal("in-process (/api/search - embedding) / lunr, p50",
-                derived["inproc_cold_minus_embed_over_lunr_p50"], "<=", 1.0)
-    report.goal("in-process /api/search (warm, vector cached) / lunr, p50",
-                derived["inproc_warm_over_lunr_p50"], "<=", 1.0)
-    report.goal("TestClient /api/search (first pass) / (lunr + embedding), p50",
-                derived["app_cold_over_lunr_plus_embed_p50"], "<=", 1.0)
+    results["search"] = {
+        "site": site_name,
+        "questions": len(qs),
+        "rounds": rounds,
+        "pages": inproc["pages"],
+        "chunks": inproc["chunks"],
+        "index_load_seconds": inproc["load_seconds"],
+        "ms": s,
+        "hybrid_only_ms": hy,
+        "app_ms": {"first_pass": a_cold, "repeat": a_warm, "errors": app["errors"]},
+        "what_if_one_blas_thread": one_blas,
+        "ratios": derived,
+    }
+    report.goal(
+        "in-process /api/search (cold) / (lunr + query embedding), p50",
+        derived["inproc_cold_over_lunr_plus_embed_p50"],
+        "<=",
+        1.0,
+    )
+    report.goal(
+        "in-process (/api/search - embedding) / lunr, p50",
+        derived["inproc_cold_minus_embed_over_lunr_p50"],
+        "<=",
+        1.0,
+    )
+    report.goal(
+        "in-process /api/search (warm, vector cached) / lunr, p50",
+        derived["inproc_warm_over_lunr_p50"],
+        "<=",
+        1.0,
+    )
+    report.goal(
+        "TestClient /api/search (first pass) / (lunr + embedding), p50",
+        derived["app_cold_over_lunr_plus_embed_p50"],
+        "<=",
+        1.0,
+    )
     report.goal("TestClient /api/search errors", app["errors"], "==", 0)
 
     lex_rows = []
     for loc, vals in sorted(inproc["per_locale"].items()):
         st = summary(vals)
-        lex_rows.append([loc, inproc["chunks_per_locale"][loc],
-                         inproc["lunr_json_bytes"][loc] / 1e6, st["p50"], st["p95"], st["max"]])
-    table(["locale", "chunks", "lunr JSON MB", "p50 ms", "p95 ms", "max ms"], lex_rows,
-          title=f"Lexical (bare lunr.py) search on the largest shared corpus ({site_name})")
-    results["lexical_by_locale"] = {r[0]: {"chunks": r[1], "lunr_json_mb": r[2], "p50_ms": r[3],
-                                           "p95_ms": r[4], "max_ms": r[5]} for r in lex_rows}
+        lex_rows.append(
+            [
+                loc,
+                inproc["chunks_per_locale"][loc],
+                inproc["lunr_json_bytes"][loc] / 1e6,
+                st["p50"],
+                st["p95"],
+                st["max"],
+            ]
+        )
+    table(
+        ["locale", "chunks", "lunr JSON MB", "p50 ms", "p95 ms", "max ms"],
+        lex_rows,
+        title=f"Lexical (bare lunr.py) search on the largest shared corpus ({site_name})",
+    )
+    results["lexical_by_locale"] = {
+        r[0]: {"chunks": r[1], "lunr_json_mb": r[2], "p50_ms": r[3], "p95_ms": r[4], "max_ms": r[5]}
+        for r in lex_rows
+    }
 
     # 2: dense ------------------------------------------------------------------
     sizes = [10_000, 100_000] if quick else list(DENSE_SIZES)
@@ -570,22 +659,52 @@ def main() -> int:
     for n in sizes:
         d = dense["dense"][str(n)]
         u = dense["usearch"].get(str(n))
-        rows.append([f"{n:,}", d["init_s"], d["top10_ms"]["p50"], d["top10_ms"]["p95"],
-                     d["top10_with_mask_ms"]["p50"],
-                     u["top10_ms"]["p50"] if u else None, u["top10_ms"]["p95"] if u else None,
-                     ratio(d["top10_ms"]["p50"], u["top10_ms"]["p50"]) if u else None,
-                     u["recall_at_10_vs_dense"] if u else None])
-    table(["vectors (int8, dim 384)", "init s", "Dense p50", "Dense p95", "+mask p50",
-           "usearch p50", "usearch p95", "Dense/usearch", "usearch recall@10"], rows,
-          title="Dense top-10, one core (ms); DenseMatrix vs usearch exact int8 "
-                "(usearch measured when DenseMatrix misses the 1M goal)")
+        rows.append(
+            [
+                f"{n:,}",
+                d["init_s"],
+                d["top10_ms"]["p50"],
+                d["top10_ms"]["p95"],
+                d["top10_with_mask_ms"]["p50"],
+                u["top10_ms"]["p50"] if u else None,
+                u["top10_ms"]["p95"] if u else None,
+                ratio(d["top10_ms"]["p50"], u["top10_ms"]["p50"]) if u else None,
+                u["recall_at_10_vs_dense"] if u else None,
+            ]
+        )
+    table(
+        [
+            "vectors (int8, dim 384)",
+            "init s",
+            "Dense p50",
+            "Dense p95",
+            "+mask p50",
+            "usearch p50",
+            "usearch p95",
+            "Dense/usearch",
+            "usearch recall@10",
+        ],
+        rows,
+        title="Dense top-10, one core (ms); DenseMatrix vs usearch exact int8 "
+        "(usearch measured when DenseMatrix misses the 1M goal)",
+    )
     results["dense"] = dense
     big = str(max(sizes))
-    report.goal(f"DenseMatrix.top(q, 10) at {int(big):,} vectors, one core, p50",
-                dense["dense"][big]["top10_ms"]["p50"], "<=", DENSE_GOAL_MS, " ms")
+    report.goal(
+        f"DenseMatrix.top(q, 10) at {int(big):,} vectors, one core, p50",
+        dense["dense"][big]["top10_ms"]["p50"],
+        "<=",
+        DENSE_GOAL_MS,
+        " ms",
+    )
     if dense["usearch"].get(big):
-        report.goal(f"usearch exact int8 at {int(big):,} vectors, one core, p50 (alternative)",
-                    dense["usearch"][big]["top10_ms"]["p50"], "<=", DENSE_GOAL_MS, " ms")
+        report.goal(
+            f"usearch exact int8 at {int(big):,} vectors, one core, p50 (alternative)",
+            dense["usearch"][big]["top10_ms"]["p50"],
+            "<=",
+            DENSE_GOAL_MS,
+            " ms",
+        )
 
     # 4: RSS at ~50k chunks ------------------------------------------------------
     pages = QUICK_SYNTH_PAGES if quick else SYNTH_PAGES
@@ -594,8 +713,9 @@ def main() -> int:
         tmp = Path(tmp_name)
         if quick and (cached_full / "manifest.json").is_file():
             pages = SYNTH_PAGES
-        shard_dir, stamp, work = ensure_synthetic(pages, args.rebuild and not quick,
-                                                  use_cache=pages == SYNTH_PAGES)
+        shard_dir, stamp, work = ensure_synthetic(
+            pages, args.rebuild and not quick, use_cache=pages == SYNTH_PAGES
+        )
         try:
             en = [q for s_ in ("fastapi", "httpx") for q in questions(s_) if q["locale"] == "en"]
             rss = rss_at_scale(shard_dir, en[: 10 if quick else 30], tmp)
@@ -603,34 +723,38 @@ def main() -> int:
             if (rss["rss_after_mb"] or 0) > RSS_GOAL_MB or (rss["peak_mb"] or 0) > RSS_GOAL_MB:
                 progress("RSS over the goal: measuring where the memory goes ...")
                 out = tmp / "rss.json"
-                subprocess.run([sys.executable, __file__, "--rss-worker", str(shard_dir),
-                                str(out)], check=True)
+                subprocess.run(
+                    [sys.executable, __file__, "--rss-worker", str(shard_dir), str(out)], check=True
+                )
                 rss["breakdown"] = json.loads(out.read_text())
         finally:
             if work is not None:
                 shutil.rmtree(work, ignore_errors=True)
     results["rss"] = rss
-    table(["askdocs serve --index (synthetic set)", "value"], [
-        ["pages", rss["pages"]], ["chunks", rss["chunks"]],
-        ["askdocs build of the set, s (cached)", rss["build_seconds"]],
-        ["server start-up until /healthz, s", rss["startup_s"]],
-        ["RSS idle after start, MB", rss["rss_idle_mb"]],
-        ["RSS after searches, MB", rss["rss_after_mb"]],
-        ["peak RSS (VmHWM), MB", rss["peak_mb"]],
-        ["search over HTTP p50 ms", rss["search_ms"]["p50"]],
-        ["search over HTTP p95 ms", rss["search_ms"]["p95"]],
-    ], title="Runtime memory at scale")
+    table(
+        ["askdocs serve --index (synthetic set)", "value"],
+        [
+            ["pages", rss["pages"]],
+            ["chunks", rss["chunks"]],
+            ["askdocs build of the set, s (cached)", rss["build_seconds"]],
+            ["server start-up until /healthz, s", rss["startup_s"]],
+            ["RSS idle after start, MB", rss["rss_idle_mb"]],
+            ["RSS after searches, MB", rss["rss_after_mb"]],
+            ["peak RSS (VmHWM), MB", rss["peak_mb"]],
+            ["search over HTTP p50 ms", rss["search_ms"]["p50"]],
+            ["search over HTTP p95 ms", rss["search_ms"]["p95"]],
+        ],
+        title="Runtime memory at scale",
+    )
     if "breakdown" in rss:
         prev = 0.0
         rows = []
         for label, mb in rss["breakdown"]:
             rows.append([label, mb, mb - prev])
             prev = mb
-        table(["loading stage (separate process)", "RSS MB", "delta MB"], rows,
-              title="Where the memory goes")
+        table(["loading stage (separate process)", "RSS MB", "delta MB"], rows, title="Where the memory goes")
     scale = f"{rss['chunks']:,} chunks"
-    report.goal(f"server RSS after searches at {scale}", rss["rss_after_mb"], "<=", RSS_GOAL_MB,
-                " MB")
+    report.goal(f"server RSS after searches at {scale}", rss["rss_after_mb"], "<=", RSS_GOAL_MB, " MB")
     report.goal(f"server peak RSS (VmHWM) at {scale}", rss["peak_mb"], "<=", RSS_GOAL_MB, " MB")
     if quick and rss["chunks"] < 40_000:
         report.note(f"--quick: RSS measured at {scale}, not ~50k (the 50k set is not cached yet)")

@@ -102,7 +102,7 @@ class Corpus:
             for loaded in self.sets:
                 index = loaded.lunr.get(locale)
                 if index is not None:
-                    terms.update(index.inverted_index)
+                    terms.update(index.postings)
             found = self._vocabularies[locale] = frozenset(terms)
         return found
 

@@ -136,3 +136,25 @@ def test_unknown_language_builds_unstemmed_index():
     serialized = build_index("ja", [LexicalDoc("0", "ページ", "見出し", "本文 テキスト")])
     assert serialized["pipeline"] == []
     assert [r for r, _, _ in search(load_index(serialized), "本文")] == ["0"]
+
+
+def test_our_scorer_ranks_exactly_like_lunr_py(example_site):
+    """The runtime's scorer against lunr.py itself, on the real index and real questions."""
+    from pathlib import Path
+
+    from askdocs.evaluation import load_questions
+    from askdocs.lexical import load_lunr
+
+    manifest = json.loads((example_site.shard_dir / "manifest.json").read_text())
+    questions = load_questions(Path(__file__).parents[1] / "evals" / "site_example.jsonl")
+    for entry in (f for f in manifest["files"] if f["role"] == "lunr"):
+        serialized = json.loads((example_site.shard_dir / entry["path"]).read_text())
+        ours, reference = load_index(serialized), load_lunr(serialized)
+        for question in questions:
+            terms = query_tokens(question.question)
+            expected = search_terms(reference, terms, 1000)
+            got = search_terms(ours, terms, 1000)
+            assert {r: round(s, 9) for r, s, _ in got} == {r: round(s, 9) for r, s, _ in expected}
+            assert [m for _, _, m in sorted(got)] == [m for _, _, m in sorted(expected)]
+            scores = [s for _, s, _ in got]
+            assert scores == sorted(scores, reverse=True)
