@@ -99,11 +99,18 @@ def cpu_model() -> str:
 
 def git_commit() -> str:
     try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--",
-                                "askdocs", "plugin", "edge_runtime"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "askdocs", "plugin", "edge_runtime"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return head + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -138,19 +145,32 @@ class Goal:
         v = self.value
         if v is None or v != v:
             return False
-        return {"<=": v <= self.target, ">=": v >= self.target, "<": v < self.target,
-                ">": v > self.target, "==": v == self.target}[self.op]
+        return {
+            "<=": v <= self.target,
+            ">=": v >= self.target,
+            "<": v < self.target,
+            ">": v > self.target,
+            "==": v == self.target,
+        }[self.op]
 
     def line(self) -> str:
         status = "PASS" if self.passed else "MISS"
         note = f"  ({self.note})" if self.note else ""
-        return (f"  [{status}] {self.name}: {fmt(self.value, 3)}{self.unit} "
-                f"(goal {self.op} {fmt(self.target, 3)}{self.unit}){note}")
+        return (
+            f"  [{status}] {self.name}: {fmt(self.value, 3)}{self.unit} "
+            f"(goal {self.op} {fmt(self.target, 3)}{self.unit}){note}"
+        )
 
     def to_json(self) -> dict:
-        return {"name": self.name, "value": self.value, "op": self.op, "target": self.target,
-                "unit": self.unit, "status": "PASS" if self.passed else "MISS",
-                "note": self.note}
+        return {
+            "name": self.name,
+            "value": self.value,
+            "op": self.op,
+            "target": self.target,
+            "unit": self.unit,
+            "status": "PASS" if self.passed else "MISS",
+            "note": self.note,
+        }
 
 
 @dataclass
@@ -166,13 +186,16 @@ class Report:
     def header(self, title: str) -> None:
         print(f"\n{'=' * 78}\n{title}\n{'=' * 78}")
         print(f"machine: {os.cpu_count()} cores, {cpu_model()}; python {platform.python_version()}")
-        print(f"askdocs commit {git_commit()}; load average at start "
-              f"{' '.join(f'{x:.2f}' for x in self.load_start)}"
-              f"{'  [--quick: smoke run, numbers are indicative only]' if self.quick else ''}")
+        print(
+            f"askdocs commit {git_commit()}; load average at start "
+            f"{' '.join(f'{x:.2f}' for x in self.load_start)}"
+            f"{'  [--quick: smoke run, numbers are indicative only]' if self.quick else ''}"
+        )
         sys.stdout.flush()
 
-    def goal(self, name: str, value: float | None, op: str, target: float, unit: str = "",
-             note: str = "") -> Goal:
+    def goal(
+        self, name: str, value: float | None, op: str, target: float, unit: str = "", note: str = ""
+    ) -> Goal:
         goal = Goal(name, value, op, target, unit, note)
         self.goals.append(goal)
         return goal
@@ -189,8 +212,7 @@ class Report:
         passed = sum(g.passed for g in self.goals)
         print(f"  {passed}/{len(self.goals)} goals met")
         elapsed = time.time() - self.started
-        print(f"load average at end {' '.join(f'{x:.2f}' for x in load_end)}; "
-              f"run took {elapsed:.0f}s")
+        print(f"load average at end {' '.join(f'{x:.2f}' for x in load_end)}; run took {elapsed:.0f}s")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{self.name}.json"
         data = {
@@ -198,9 +220,13 @@ class Report:
             "quick": self.quick,
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "seconds": round(elapsed, 1),
-            "machine": {"cpus": os.cpu_count(), "cpu": cpu_model(),
-                        "python": platform.python_version(),
-                        "load_avg_start": self.load_start, "load_avg_end": load_end},
+            "machine": {
+                "cpus": os.cpu_count(),
+                "cpu": cpu_model(),
+                "python": platform.python_version(),
+                "load_avg_start": self.load_start,
+                "load_avg_end": load_end,
+            },
             "askdocs_commit": git_commit(),
             "results": self.results,
             "goals": [g.to_json() for g in self.goals],
@@ -232,13 +258,11 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
             widths[i] = max(widths[i], len(cell))
     if title:
         print(f"\n{title}")
-    line = "  ".join(h.ljust(widths[i]) if i == 0 else h.rjust(widths[i])
-                     for i, h in enumerate(headers))
+    line = "  ".join(h.ljust(widths[i]) if i == 0 else h.rjust(widths[i]) for i, h in enumerate(headers))
     print(line)
     print("  ".join("-" * w for w in widths))
     for row in cells:
-        print("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i])
-                        for i, c in enumerate(row)))
+        print("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row)))
     sys.stdout.flush()
 
 
@@ -268,8 +292,7 @@ class Ticker:
 # -- questions, processes ----------------------------------------------------
 def questions(name: str) -> list[dict]:
     path = EVALS / f"{name}.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def free_port() -> int:
@@ -281,8 +304,12 @@ def free_port() -> int:
 def mkdocs_build(config: Path, out: Path) -> float:
     """`mkdocs build -q -f CONFIG -d OUT`; returns seconds. Warnings are hidden."""
     started = time.perf_counter()
-    result = subprocess.run([str(BIN / "mkdocs"), "build", "-q", "-f", str(config), "-d",
-                             str(out)], capture_output=True, text=True, timeout=1800)
+    result = subprocess.run(
+        [str(BIN / "mkdocs"), "build", "-q", "-f", str(config), "-d", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if result.returncode != 0:
         raise RuntimeError(f"mkdocs build -f {config} failed:\n{result.stderr[-3000:]}")
     return time.perf_counter() - started
@@ -296,20 +323,21 @@ def build_corpus_sites(out: Path, which: Sequence[str]) -> dict[str, float]:
     if "fastapi" in which:
         # English first: it empties its output folder.
         seconds["fastapi"] = mkdocs_build(CORPORA / "fastapi" / "mkdocs.yml", out / "fastapi")
-        seconds["fastapi"] += mkdocs_build(CORPORA / "fastapi" / "mkdocs.es.yml",
-                                           out / "fastapi" / "es")
+        seconds["fastapi"] += mkdocs_build(CORPORA / "fastapi" / "mkdocs.es.yml", out / "fastapi" / "es")
     return seconds
 
 
 class Server:
     """A subprocess we started (and only that one is ever stopped), with its log file."""
 
-    def __init__(self, cmd: list[str], env: dict[str, str], log_path: Path,
-                 health_url: str | None = None) -> None:
+    def __init__(
+        self, cmd: list[str], env: dict[str, str], log_path: Path, health_url: str | None = None
+    ) -> None:
         self.cmd, self.log_path, self.health_url = cmd, log_path, health_url
         self._log = log_path.open("wb")
-        self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.pid = self.proc.pid
 
     def wait_ready(self, timeout: float = 300.0) -> float:
@@ -319,8 +347,7 @@ class Server:
         deadline = started + timeout
         while time.perf_counter() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.cmd[0]} exited with {self.proc.returncode}:\n"
-                                   f"{self.tail()}")
+                raise RuntimeError(f"{self.cmd[0]} exited with {self.proc.returncode}:\n{self.tail()}")
             try:
                 if httpx.get(self.health_url, timeout=2.0).status_code == 200:
                     return time.perf_counter() - started
@@ -358,8 +385,9 @@ class Server:
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def run_with_progress(cmd: list[str], label: str, every: float = 10.0,
-                      env: dict[str, str] | None = None) -> tuple[int, str]:
+def run_with_progress(
+    cmd: list[str], label: str, every: float = 10.0, env: dict[str, str] | None = None
+) -> tuple[int, str]:
     """Run a command on a pseudo-terminal (so its tqdm bars are live) and relay its latest
     progress line every `every` seconds. Returns (exit code, its output without the bars)."""
     import fcntl
@@ -369,8 +397,9 @@ def run_with_progress(cmd: list[str], label: str, every: float = 10.0,
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     run_env = dict(env or os.environ)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
-                            env=run_env, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=run_env, start_new_session=True
+    )
     os.close(slave)
     buffer, latest, lines = b"", b"", []
     last = time.perf_counter()
@@ -386,8 +415,12 @@ def run_with_progress(cmd: list[str], label: str, every: float = 10.0,
         for part in parts:
             if part.strip():
                 latest = part.strip()
-                if b"it/s]" not in part and b"text/s]" not in part and b"page/s]" not in part \
-                        and b"%|" not in part:
+                if (
+                    b"it/s]" not in part
+                    and b"text/s]" not in part
+                    and b"page/s]" not in part
+                    and b"%|" not in part
+                ):
                     lines.append(part.decode("utf-8", "replace"))
         now = time.perf_counter()
         if latest and now - last >= every:
@@ -406,5 +439,4 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def dir_bytes(folder: Path, include: Callable[[Path], bool] | None = None) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*")
-               if p.is_file() and (include is None or include(p)))
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and (include is None or include(p)))

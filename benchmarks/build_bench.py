@@ -75,6 +75,7 @@ class Probe:
     def install(self) -> None:
         probe = self
         original_embed = IndexBuilder._embed
+        self.original_embed = original_embed
         original_choose = IndexBuilder._choose_embedder
         original_lunr = builder_mod.build_index
 
@@ -115,9 +116,14 @@ def run_build(site: Path, probe: Probe) -> dict:
     report = build_site(options)
     total = time.perf_counter() - t0
     return {
-        "seconds": total, "pages": report.pages, "chunks": report.chunks,
-        "reused": report.reused, "embedded": report.embedded, "warnings": report.warnings,
-        "locales": report.locales, "model": probe.model.id if probe.model else None,
+        "seconds": total,
+        "pages": report.pages,
+        "chunks": report.chunks,
+        "reused": report.reused,
+        "embedded": report.embedded,
+        "warnings": report.warnings,
+        "locales": report.locales,
+        "model": probe.model.id if probe.model else None,
         "threads": probe.threads,
         "phases": {
             "read_extract_chunk_s": total - report.seconds,
@@ -131,57 +137,95 @@ def run_build(site: Path, probe: Probe) -> dict:
 
 
 # -- raw onnxruntime ---------------------------------------------------------
-def raw_embed(info: ModelInfo, texts: list[str], threads: int, batch: int,
-              label: str) -> tuple[float, np.ndarray]:
-    """Seconds to embed `texts` with a plain onnxruntime loop (tokenising included)."""
-    import onnxruntime as ort
-    from tokenizers import Tokenizer
+class RawEmbedder:
+    """The best plain onnxruntime loop we could write: same model file, same thread count;
+    tokenising included (all texts at once, in Rust), pooling vectorised."""
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.log_severity_level = 3
-    session = ort.InferenceSession(str(info.onnx_path), options,
-                                   providers=["CPUExecutionProvider"])
-    names = {i.name for i in session.get_inputs()}
-    tok = Tokenizer.from_file(str(info.tokenizer_path))
-    tok.no_padding()
-    tok.enable_truncation(max_length=info.max_tokens)
-    pad = next((i for i in (tok.token_to_id("[PAD]"), tok.token_to_id("<pad>")) if i is not None),
-               0)
-    prefixed = [info.passage_prefix + t for t in texts]
-    # warm-up (not timed): one run of each shape class
-    warm = tok.encode(prefixed[0])
-    session.run(None, {"input_ids": np.asarray([warm.ids], np.int64),
-                       "attention_mask": np.asarray([warm.attention_mask], np.int64),
-                       **({"token_type_ids": np.zeros((1, len(warm.ids)), np.int64)}
-                          if "token_type_ids" in names else {})})
-    out = np.zeros((len(texts), info.dim), np.float32)
-    tick = Ticker(f"raw onnxruntime ({label})", len(texts), every=10)
-    t0 = time.perf_counter()
-    encodings = tok.encode_batch(prefixed)
-    order = (sorted(range(len(texts)), key=lambda i: len(encodings[i].ids)) if batch > 1
-             else list(range(len(texts))))
-    for start in range(0, len(order), batch):
-        rows = order[start : start + batch]
-        width = max(len(encodings[i].ids) for i in rows)
-        ids = np.full((len(rows), width), pad, np.int64)
-        mask = np.zeros((len(rows), width), np.int64)
-        for r, i in enumerate(rows):
-            n = len(encodings[i].ids)
-            ids[r, :n] = encodings[i].ids
-            mask[r, :n] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in names:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = session.run(None, feeds)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
-        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        out[rows] = pooled
-        tick(len(rows))
-    return time.perf_counter() - t0, out
+    def __init__(self, info: ModelInfo, threads: int) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3
+        self.info = info
+        self.session = ort.InferenceSession(str(info.onnx_path), options, providers=["CPUExecutionProvider"])
+        self.names = {i.name for i in self.session.get_inputs()}
+        self.tok = Tokenizer.from_file(str(info.tokenizer_path))
+        self.tok.no_padding()
+        self.tok.enable_truncation(max_length=info.max_tokens)
+        self.pad = next(
+            (i for i in (self.tok.token_to_id("[PAD]"), self.tok.token_to_id("<pad>")) if i is not None), 0
+        )
+        self.run(["warm-up"], 1)
+
+    def run(self, texts: list[str], batch: int, tick=None) -> tuple[float, np.ndarray]:
+        """Seconds to embed `texts` (one text per run, or length-sorted padded batches)."""
+        out = np.zeros((len(texts), self.info.dim), np.float32)
+        t0 = time.perf_counter()
+        encodings = self.tok.encode_batch([self.info.passage_prefix + t for t in texts])
+        order = list(range(len(texts)))
+        if batch > 1:
+            order.sort(key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), batch):
+            rows = order[start : start + batch]
+            width = max(len(encodings[i].ids) for i in rows)
+            ids = np.full((len(rows), width), self.pad, np.int64)
+            mask = np.zeros((len(rows), width), np.int64)
+            for r, i in enumerate(rows):
+                n = len(encodings[i].ids)
+                ids[r, :n] = encodings[i].ids
+                mask[r, :n] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self.names:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self.session.run(None, feeds)[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+            pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            out[rows] = pooled
+            if tick is not None:
+                tick(len(rows))
+        return time.perf_counter() - t0, out
+
+
+def interleaved(info: ModelInfo, texts: list[str], threads: int, slices: int, probe: Probe) -> dict:
+    """The builder's own embedding step (`IndexBuilder._embed`, unwrapped, on a fresh builder
+    with nothing to reuse) and both raw loops over the same texts, taking turns slice by
+    slice, so load drift on the shared machine hits all three alike."""
+    from askdocs.plugin.builder import _SetData
+
+    from askdocs.embedder import Embedder
+
+    builder = IndexBuilder(
+        BuildOptions(site_dir=Path(tempfile.gettempdir()), progress=False, threads=threads),
+        embedder=Embedder(info, threads=threads),
+    )
+    raw = RawEmbedder(info, threads)
+    variants = {"builder": 0, "batch1": 1, f"batch{RAW_BATCH}_sorted": RAW_BATCH}
+    seconds = dict.fromkeys(variants, 0.0)
+    vectors = {k: np.zeros((len(texts), info.dim), np.float32) for k in variants if k != "builder"}
+    tick = Ticker("builder path + raw onnxruntime, interleaved", len(texts) * len(variants), every=10)
+    for k in range(slices):
+        rows = list(range(k, len(texts), slices))
+        part = [texts[i] for i in rows]
+        for name, batch in variants.items():
+            if name == "builder":
+                data = _SetData([], [], [], part, [])
+                t0 = time.perf_counter()
+                probe.original_embed(builder, {"public": data})
+                seconds[name] += time.perf_counter() - t0
+                tick(len(part))
+                continue
+            took, vecs = raw.run(part, batch, tick)
+            seconds[name] += took
+            vectors[name][rows] = vecs
+    return {
+        name: {"seconds": seconds[name], "per_s": len(texts) / seconds[name], "vectors": vectors.get(name)}
+        for name in variants
+    }
 
 
 def build_vectors(shard_dir: Path, texts: list[tuple[str, str, int, str]]) -> np.ndarray | None:
@@ -204,7 +248,9 @@ def edit_one_page(site: Path, rel: str) -> None:
         r"(</h1>)",
         r"\1<p>Benchmark edit: this paragraph was added to one page to time an incremental "
         r"askdocs build, which should embed only the chunks whose text changed.</p>",
-        html, count=1)
+        html,
+        count=1,
+    )
     if not count:
         raise RuntimeError(f"no </h1> in {path} to edit")
     path.write_text(edited, encoding="utf-8")
@@ -232,39 +278,43 @@ async def _pagefind(site: Path, out: Path) -> tuple[float, int]:
 def pagefind_index(site: Path, out: Path) -> dict:
     seconds, pages = asyncio.run(_pagefind(site, out))
     total = dir_bytes(out)
-    index = dir_bytes(out, lambda p: p.suffix in (".pf_meta", ".pf_index", ".pf_fragment",
-                                                  ".pf_filter") or p.name == "pagefind-entry.json")
-    return {"seconds": seconds, "pages": pages, "total": total, "index": index,
-            "assets": total - index}
+    index = dir_bytes(
+        out,
+        lambda p: (
+            p.suffix in (".pf_meta", ".pf_index", ".pf_fragment", ".pf_filter")
+            or p.name == "pagefind-entry.json"
+        ),
+    )
+    return {"seconds": seconds, "pages": pages, "total": total, "index": index, "assets": total - index}
 
 
 # -- main --------------------------------------------------------------------
-def bench_site(name: str, site: Path, tmp: Path, probe: Probe, quick: bool, mkdocs_s: float
-               ) -> dict:
+def bench_site(name: str, site: Path, tmp: Path, probe: Probe, quick: bool, mkdocs_s: float) -> dict:
     progress(f"{name}: full askdocs build (in-process, progress=False) ...")
     full = run_build(site, probe)
     texts = list(probe.texts)
     model = probe.model
     assert model is not None
-    progress(f"{name}: {full['pages']} pages, {full['chunks']} chunks, {full['embedded']} texts "
-             f"embedded with {full['model']} in {full['seconds']:.1f}s")
+    progress(
+        f"{name}: {full['pages']} pages, {full['chunks']} chunks, {full['embedded']} texts "
+        f"embedded with {full['model']} in {full['seconds']:.1f}s"
+    )
     sample = texts if not quick else texts[:120]
     plain = [t for _, _, _, t in sample]
-    progress(f"{name}: raw onnxruntime on the same {len(plain)} texts, {full['threads']} threads")
-    b1_s, b1_vec = raw_embed(model, plain, full["threads"], 1, "batch 1")
-    bn_s, bn_vec = raw_embed(model, plain, full["threads"], RAW_BATCH, f"batches of {RAW_BATCH}")
+    progress(
+        f"{name}: the builder's embedding step and raw onnxruntime on the same {len(plain)} texts, "
+        f"{full['threads']} threads, interleaved"
+    )
+    runs = interleaved(model, plain, full["threads"], 2 if quick else 6, probe)
     ref = build_vectors(site / SHARD_DIR, sample)
-    raw = {
-        "texts": len(plain),
-        "batch1": {"seconds": b1_s, "per_s": len(plain) / b1_s},
-        f"batch{RAW_BATCH}_sorted": {"seconds": bn_s, "per_s": len(plain) / bn_s},
-    }
-    if ref is not None:
-        raw["batch1"]["cosine_to_build"] = float(np.mean(np.sum(b1_vec * ref, axis=1)))
-        raw[f"batch{RAW_BATCH}_sorted"]["cosine_to_build"] = float(
-            np.mean(np.sum(bn_vec * ref, axis=1)))
-    best_key = max(("batch1", f"batch{RAW_BATCH}_sorted"), key=lambda k: raw[k]["per_s"])
-    raw["best"] = best_key
+    raw: dict = {"texts": len(plain)}
+    for key, run in runs.items():
+        raw[key] = {"seconds": run["seconds"], "per_s": run["per_s"]}
+        if ref is not None and run["vectors"] is not None:
+            cos = np.sum(run["vectors"] * ref, axis=1)
+            raw[key]["cosine_to_build"] = float(np.mean(cos))
+            raw[key]["cosine_to_build_min"] = float(np.min(cos))
+    raw["best"] = max((k for k in runs if k != "builder"), key=lambda k: raw[k]["per_s"])
 
     progress(f"{name}: incremental rebuild after editing {EDITED_PAGE[name]} ...")
     sizes_before = shard_sizes(site / SHARD_DIR)
@@ -273,59 +323,141 @@ def bench_site(name: str, site: Path, tmp: Path, probe: Probe, quick: bool, mkdo
 
     progress(f"{name}: Pagefind indexing the same site folder ...")
     pagefind = pagefind_index(site, tmp / f"pagefind-{name}")
-    return {"mkdocs_seconds": mkdocs_s, "full": full, "raw_onnxruntime": raw,
-            "incremental": incremental, "edited_page": EDITED_PAGE[name],
-            "shard_bytes": sizes_before, "pagefind": pagefind}
+    return {
+        "mkdocs_seconds": mkdocs_s,
+        "full": full,
+        "embedding_interleaved": raw,
+        "incremental": incremental,
+        "edited_page": EDITED_PAGE[name],
+        "shard_bytes": sizes_before,
+        "pagefind": pagefind,
+    }
 
 
 def print_site(name: str, r: dict, report: Report) -> None:
-    full, inc, raw, pf, sizes = (r["full"], r["incremental"], r["raw_onnxruntime"], r["pagefind"],
-                                 r["shard_bytes"])
-    best = raw[raw["best"]]
-    build_rate = full["embedded_per_s"]
+    full, inc, emb, pf, sizes = (
+        r["full"],
+        r["incremental"],
+        r["embedding_interleaved"],
+        r["pagefind"],
+        r["shard_bytes"],
+    )
+    best = emb[emb["best"]]
+    builder_rate = emb["builder"]["per_s"]
+    whole_rate = full["embedded_per_s"]
     pages = full["pages"]
-    print(f"\n### {name}: {pages} pages, {full['chunks']} chunks, locales "
-          f"{','.join(full['locales'])}, model {full['model']}, {full['threads']} threads "
-          f"(MkDocs build {r['mkdocs_seconds']:.1f}s)")
-    table(["full askdocs build", "value"], [
-        ["wall seconds", full["seconds"]],
-        ["pages/s", pages / full["seconds"]],
-        ["chunks/s", full["chunks"] / full["seconds"]],
-        ["texts embedded (chunks + page titles)", full["embedded"]],
-        *[[f"  phase: {k.removesuffix('_s')} s", v] for k, v in full["phases"].items()],
-    ])
-    rows = [["build embedding phase", build_rate, "1.00", "-"]]
+    print(
+        f"\n### {name}: {pages} pages, {full['chunks']} chunks, locales "
+        f"{','.join(full['locales'])}, model {full['model']}, {full['threads']} threads "
+        f"(MkDocs build {r['mkdocs_seconds']:.1f}s)"
+    )
+    table(
+        ["full askdocs build", "value"],
+        [
+            ["wall seconds", full["seconds"]],
+            ["pages/s", pages / full["seconds"]],
+            ["chunks/s", full["chunks"] / full["seconds"]],
+            ["texts embedded (chunks + page titles)", full["embedded"]],
+            *[[f"  phase: {k.removesuffix('_s')} s", v] for k, v in full["phases"].items()],
+        ],
+    )
+    rows = [
+        [
+            "full build's embedding phase (earlier, alone)",
+            whole_rate,
+            ratio(whole_rate, best["per_s"]),
+            "-",
+            "-",
+        ],
+        [
+            "builder embedding step (IndexBuilder._embed)",
+            builder_rate,
+            ratio(builder_rate, best["per_s"]),
+            "-",
+            "-",
+        ],
+    ]
     for key in ("batch1", f"batch{RAW_BATCH}_sorted"):
-        label = ("raw ORT, one text per run" if key == "batch1"
-                 else f"raw ORT, length-sorted batches of {RAW_BATCH}")
-        rows.append([label + (" (best)" if key == raw["best"] else ""), raw[key]["per_s"],
-                     ratio(build_rate, raw[key]["per_s"]), raw[key].get("cosine_to_build")])
-    table(["embedding throughput (same texts, model, threads)", "texts/s", "build/this",
-           "cosine to build vectors"], rows)
-    table(["incremental rebuild (one page edited)", "full", "incremental", "incr/full"], [
-        ["wall seconds", full["seconds"], inc["seconds"], ratio(inc["seconds"], full["seconds"])],
-        ["texts embedded", full["embedded"], inc["embedded"], None],
-        ["vectors reused", full["reused"], inc["reused"], None],
-        *[[f"phase: {k.removesuffix('_s')} s", full["phases"][k], v,
-           ratio(v, full["phases"][k])] for k, v in inc["phases"].items()],
-    ])
-    table(["index size and time, same site folder", "askdocs", "Pagefind", "askdocs/Pagefind"], [
-        ["pages indexed", pages, pf["pages"], None],
-        ["index time s (askdocs: full build)", full["seconds"], pf["seconds"],
-         ratio(full["seconds"], pf["seconds"])],
-        ["bytes/page, all files", sizes["total"] / pages, pf["total"] / pf["pages"],
-         ratio(sizes["total"] / pages, pf["total"] / pf["pages"])],
-        ["bytes/page, index data only", sizes["index"] / pages, pf["index"] / pf["pages"],
-         ratio(sizes["index"] / pages, pf["index"] / pf["pages"])],
-    ])
-    roles = ", ".join(f"{k} {v / pages:,.0f}" for k, v in sorted(sizes["by_role"].items(),
-                                                                  key=lambda kv: -kv[1]))
+        label = (
+            "raw ORT, one text per run"
+            if key == "batch1"
+            else f"raw ORT, length-sorted batches of {RAW_BATCH}"
+        )
+        rows.append(
+            [
+                label + (" (best raw)" if key == emb["best"] else ""),
+                emb[key]["per_s"],
+                ratio(emb[key]["per_s"], best["per_s"]),
+                emb[key].get("cosine_to_build"),
+                emb[key].get("cosine_to_build_min"),
+            ]
+        )
+    table(
+        [
+            "embedding throughput (same texts, model, threads)",
+            "texts/s",
+            "/best raw",
+            "cos to build",
+            "min cos",
+        ],
+        rows,
+        title="rows 2-4 ran interleaved, slice by slice; row 1 is the full build's phase, measured first",
+    )
+    table(
+        ["incremental rebuild (one page edited)", "full", "incremental", "incr/full"],
+        [
+            ["wall seconds", full["seconds"], inc["seconds"], ratio(inc["seconds"], full["seconds"])],
+            ["texts embedded", full["embedded"], inc["embedded"], None],
+            ["vectors reused", full["reused"], inc["reused"], None],
+            *[
+                [f"phase: {k.removesuffix('_s')} s", full["phases"][k], v, ratio(v, full["phases"][k])]
+                for k, v in inc["phases"].items()
+            ],
+        ],
+    )
+    table(
+        ["index size and time, same site folder", "askdocs", "Pagefind", "askdocs/Pagefind"],
+        [
+            ["pages indexed", pages, pf["pages"], None],
+            [
+                "index time s (askdocs: full build)",
+                full["seconds"],
+                pf["seconds"],
+                ratio(full["seconds"], pf["seconds"]),
+            ],
+            [
+                "bytes/page, all files",
+                sizes["total"] / pages,
+                pf["total"] / pf["pages"],
+                ratio(sizes["total"] / pages, pf["total"] / pf["pages"]),
+            ],
+            [
+                "bytes/page, index data only",
+                sizes["index"] / pages,
+                pf["index"] / pf["pages"],
+                ratio(sizes["index"] / pages, pf["index"] / pf["pages"]),
+            ],
+        ],
+    )
+    roles = ", ".join(
+        f"{k} {v / pages:,.0f}" for k, v in sorted(sizes["by_role"].items(), key=lambda kv: -kv[1])
+    )
     print(f"askdocs bytes/page by role: {roles}")
-    report.goal(f"{name}: build embedding / best raw onnxruntime throughput",
-                ratio(build_rate, best["per_s"]), ">=", 0.8,
-                note=f"best raw = {raw['best']}")
-    report.goal(f"{name}: incremental / full build time", ratio(inc["seconds"], full["seconds"]),
-                "<=", 0.05, note=f"{inc['embedded']} texts re-embedded")
+    report.goal(
+        f"{name}: builder embedding / best raw onnxruntime throughput (interleaved)",
+        ratio(builder_rate, best["per_s"]),
+        ">=",
+        0.8,
+        note=f"best raw = {emb['best']}; the full build's phase measured alone: "
+        f"{ratio(whole_rate, best['per_s']):.2f}",
+    )
+    report.goal(
+        f"{name}: incremental / full build time",
+        ratio(inc["seconds"], full["seconds"]),
+        "<=",
+        0.05,
+        note=f"{inc['embedded']} texts re-embedded",
+    )
 
 
 def main() -> int:
@@ -346,10 +478,12 @@ def main() -> int:
             report.results[name] = result
             print_site(name, result, report)
     if args.quick:
-        report.note("--quick: raw onnxruntime ran on the first 120 texts only")
-    report.note("raw 'batches' pad length-sorted texts together; with dynamic int8 "
-                "quantisation a text's vector then depends on its batch-mates (see the cosine "
-                "column), which the builder avoids on purpose by embedding one text per run")
+        report.note("--quick: the interleaved embedding comparison ran on the first 120 texts only")
+    report.note(
+        "raw 'batches' pad length-sorted texts together; with dynamic int8 "
+        "quantisation a text's vector then depends on its batch-mates (see the cosine "
+        "column), which the builder avoids on purpose by embedding one text per run"
+    )
     report.finish()
     return 0
 

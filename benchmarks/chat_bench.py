@@ -59,9 +59,31 @@ def fake_llm(port: int, tokens: int, interval: float) -> None:
     from starlette.responses import JSONResponse, StreamingResponse
     from starlette.routing import Route
 
-    words = ["According", "to", "the", "documentation,", "the", "setting", "you", "need", "is",
-             "described", "in", "the", "reference", "page,", "so", "change", "it", "there",
-             "and", "restart", "the", "service", "[1]."]
+    words = [
+        "According",
+        "to",
+        "the",
+        "documentation,",
+        "the",
+        "setting",
+        "you",
+        "need",
+        "is",
+        "described",
+        "in",
+        "the",
+        "reference",
+        "page,",
+        "so",
+        "change",
+        "it",
+        "there",
+        "and",
+        "restart",
+        "the",
+        "service",
+        "[1].",
+    ]
     state = {"requests": 0, "active": 0, "max_active": 0, "completed": 0}
 
     async def completions(request: Request):
@@ -75,8 +97,11 @@ def fake_llm(port: int, tokens: int, interval: float) -> None:
                 for i in range(tokens):
                     await asyncio.sleep(interval)
                     piece = words[i % len(words)] + ("" if i == tokens - 1 else " ")
-                    chunk = {"id": "fake", "object": "chat.completion.chunk",
-                             "choices": [{"index": 0, "delta": {"content": piece}}]}
+                    chunk = {
+                        "id": "fake",
+                        "object": "chat.completion.chunk",
+                        "choices": [{"index": 0, "delta": {"content": piece}}],
+                    }
                     yield f"data: {json.dumps(chunk)}\n\n"
                 done = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 yield f"data: {json.dumps(done)}\n\n"
@@ -90,8 +115,9 @@ def fake_llm(port: int, tokens: int, interval: float) -> None:
     async def stats(request: Request):
         return JSONResponse(state)
 
-    app = Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"]),
-                            Route("/stats", stats)])
+    app = Starlette(
+        routes=[Route("/v1/chat/completions", completions, methods=["POST"]), Route("/stats", stats)]
+    )
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
@@ -191,10 +217,8 @@ async def stream_async(client, item: dict) -> StreamRecord:
 async def wave(base_url: str, items: list[dict]) -> list[StreamRecord]:
     import httpx
 
-    limits = httpx.Limits(max_connections=len(items) + 10,
-                          max_keepalive_connections=len(items) + 10)
-    async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(180.0),
-                                 limits=limits) as client:
+    limits = httpx.Limits(max_connections=len(items) + 10, max_keepalive_connections=len(items) + 10)
+    async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(180.0), limits=limits) as client:
         return await asyncio.gather(*(stream_async(client, item) for item in items))
 
 
@@ -219,8 +243,7 @@ class RssSampler(threading.Thread):
 def latency_rows(records: list[StreamRecord]) -> tuple[list[list], dict]:
     out = {}
     rows = []
-    for label, attr in (("first byte", "first_byte"), ("first token", "first_token"),
-                        ("done", "done")):
+    for label, attr in (("first byte", "first_byte"), ("first token", "first_token"), ("done", "done")):
         values = [v for r in records if (v := r.ms(getattr(r, attr))) is not None]
         st = summary(values)
         out[attr] = st
@@ -269,59 +292,91 @@ def main() -> int:
         build_s = mkdocs_build(ROOT / "site_example" / "mkdocs.yml", tmp / "site")
         results["site_build_seconds"] = build_s
         progress(f"site_example built in {build_s:.1f}s")
-        base_env = {k: v for k, v in os.environ.items()
-                    if not k.startswith("ASKDOCS_") or k == "ASKDOCS_HOME"}
+        base_env = {
+            k: v for k, v in os.environ.items() if not k.startswith("ASKDOCS_") or k == "ASKDOCS_HOME"
+        }
         base_env.pop("OPENAI_BASE_URL", None)
         base_env["ASKDOCS_RATE_LIMIT"] = "off"
 
         # 1. extractive, sequential -----------------------------------------------
         port = free_port()
-        cmd = [str(Path(sys.executable).parent / "askdocs"), "serve", str(tmp / "site"),
-               "--port", str(port)]
-        with Server(cmd, base_env, tmp / "serve-extractive.log",
-                    f"http://127.0.0.1:{port}/healthz") as server:
+        cmd = [str(Path(sys.executable).parent / "askdocs"), "serve", str(tmp / "site"), "--port", str(port)]
+        with Server(
+            cmd, base_env, tmp / "serve-extractive.log", f"http://127.0.0.1:{port}/healthz"
+        ) as server:
             startup = server.wait_ready()
-            progress(f"askdocs serve (extractive) ready in {startup:.1f}s; streaming "
-                     f"{len(qs)} questions one at a time ...")
+            progress(
+                f"askdocs serve (extractive) ready in {startup:.1f}s; streaming "
+                f"{len(qs)} questions one at a time ..."
+            )
             records = []
             tick = Ticker("extractive chat", len(qs))
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
-                stream_sync(client, {"question": "warm up: how do I install it?",
-                                     "locale": "en"})
+                stream_sync(client, {"question": "warm up: how do I install it?", "locale": "en"})
                 for item in qs:
                     records.append(stream_sync(client, item))
                     tick()
             rss_extractive = server.rss()
         rows, lat = latency_rows(records)
         counts = outcome_counts(records)
-        table(["extractive /api/chat (client side)", "n", "p50 ms", "p95 ms", "max ms"], rows,
-              title=f"Extractive chat, {len(qs)} questions of evals/site_example.jsonl, "
-                    "sequential, real server")
-        print(f"outcomes: {counts['answered']}/{counts['streams']} answered, modes "
-              f"{counts['modes']}, errors {counts['errors']} {counts['error_kinds'] or ''}; "
-              f"server RSS {rss_extractive.get('rss', 0):.0f} MB")
-        results["extractive"] = {"latency_ms": lat, "outcomes": counts,
-                                 "server_startup_s": startup, "server_rss_mb": rss_extractive}
+        table(
+            ["extractive /api/chat (client side)", "n", "p50 ms", "p95 ms", "max ms"],
+            rows,
+            title=f"Extractive chat, {len(qs)} questions of evals/site_example.jsonl, "
+            "sequential, real server",
+        )
+        print(
+            f"outcomes: {counts['answered']}/{counts['streams']} answered, modes "
+            f"{counts['modes']}, errors {counts['errors']} {counts['error_kinds'] or ''}; "
+            f"server RSS {rss_extractive.get('rss', 0):.0f} MB"
+        )
+        results["extractive"] = {
+            "latency_ms": lat,
+            "outcomes": counts,
+            "server_startup_s": startup,
+            "server_rss_mb": rss_extractive,
+        }
         report.goal("extractive chat: streams with errors", counts["errors"], "==", 0)
-        report.goal("extractive chat: streams ending with exactly one done/error",
-                    counts["ends_with_exactly_one_final"], "==", counts["streams"])
+        report.goal(
+            "extractive chat: streams ending with exactly one done/error",
+            counts["ends_with_exactly_one_final"],
+            "==",
+            counts["streams"],
+        )
 
         # 2. concurrency against a slow fake LLM ------------------------------------
-        answered = [item for item, rec in zip(qs, records, strict=True)
-                    if rec.final.get("answered") and rec.final.get("mode") == "extractive"]
+        answered = [
+            item
+            for item, rec in zip(qs, records, strict=True)
+            if rec.final.get("answered") and rec.final.get("mode") == "extractive"
+        ]
         pool = answered or qs
         items = [pool[i % len(pool)] for i in range(concurrency)]
         llm_port, port = free_port(), free_port()
-        fake_cmd = [sys.executable, __file__, "--fake-llm", str(llm_port), "--tokens",
-                    str(FAKE_TOKENS), "--interval", str(FAKE_INTERVAL)]
-        llm_env = {**base_env, "OPENAI_BASE_URL": f"http://127.0.0.1:{llm_port}/v1",
-                   "ASKDOCS_LLM_MODEL": "fake", "ASKDOCS_LLM_AGENT": "off",
-                   "ASKDOCS_ANSWER_CACHE": "0"}
+        fake_cmd = [
+            sys.executable,
+            __file__,
+            "--fake-llm",
+            str(llm_port),
+            "--tokens",
+            str(FAKE_TOKENS),
+            "--interval",
+            str(FAKE_INTERVAL),
+        ]
+        llm_env = {
+            **base_env,
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{llm_port}/v1",
+            "ASKDOCS_LLM_MODEL": "fake",
+            "ASKDOCS_LLM_AGENT": "off",
+            "ASKDOCS_ANSWER_CACHE": "0",
+        }
         ideal_ms = FAKE_TOKENS * FAKE_INTERVAL * 1000
-        with Server(fake_cmd, base_env, tmp / "fake-llm.log",
-                    f"http://127.0.0.1:{llm_port}/stats") as fake, \
-                Server(cmd[:-1] + [str(port)], llm_env, tmp / "serve-llm.log",
-                       f"http://127.0.0.1:{port}/healthz") as server:
+        with (
+            Server(fake_cmd, base_env, tmp / "fake-llm.log", f"http://127.0.0.1:{llm_port}/stats") as fake,
+            Server(
+                cmd[:-1] + [str(port)], llm_env, tmp / "serve-llm.log", f"http://127.0.0.1:{port}/healthz"
+            ) as server,
+        ):
             fake.wait_ready()
             server.wait_ready()
             base_url = f"http://127.0.0.1:{port}"
@@ -333,8 +388,10 @@ def main() -> int:
             rss_before = server.rss().get("rss")
             wave_results = []
             for w in range(waves):
-                progress(f"wave {w + 1}/{waves}: {concurrency} concurrent chat streams "
-                         f"(fake LLM: {FAKE_TOKENS} tokens x {FAKE_INTERVAL * 1000:.0f} ms) ...")
+                progress(
+                    f"wave {w + 1}/{waves}: {concurrency} concurrent chat streams "
+                    f"(fake LLM: {FAKE_TOKENS} tokens x {FAKE_INTERVAL * 1000:.0f} ms) ..."
+                )
                 sampler = RssSampler(server)
                 sampler.start()
                 t0 = time.perf_counter()
@@ -343,8 +400,7 @@ def main() -> int:
                 peak = sampler.stop()
                 time.sleep(2.0)
                 after = server.rss().get("rss")
-                wave_results.append({"records": recs, "wall_s": wall, "peak_mb": peak,
-                                     "after_mb": after})
+                wave_results.append({"records": recs, "wall_s": wall, "peak_mb": peak, "after_mb": after})
                 progress(f"wave {w + 1}: {wall:.1f}s wall, server RSS peak {peak:.0f} MB")
             stats = httpx.get(f"http://127.0.0.1:{llm_port}/stats").json()
             final_rss = server.rss()
@@ -353,41 +409,82 @@ def main() -> int:
     for w, wr in enumerate(wave_results):
         rows, lat = latency_rows(wr["records"])
         counts = outcome_counts(wr["records"])
-        table(["LLM-mode /api/chat (client side)", "n", "p50 ms", "p95 ms", "max ms"], rows,
-              title=f"Wave {w + 1}: {concurrency} concurrent streams, fake LLM "
-                    f"{FAKE_TOKENS} tokens x {FAKE_INTERVAL * 1000:.0f} ms "
-                    f"(ideal ~{ideal_ms:.0f} ms), wall {wr['wall_s']:.1f}s")
-        print(f"outcomes: errors {counts['errors']} {counts['error_kinds'] or ''}; exactly one "
-              f"done/error: {counts['ends_with_exactly_one_final']}/{counts['streams']}; modes "
-              f"{counts['modes']}")
-        waves_out.append({"latency_ms": lat, "outcomes": counts, "wall_s": wr["wall_s"],
-                          "rss_peak_mb": wr["peak_mb"], "rss_after_mb": wr["after_mb"]})
-    table(["server RSS (MB)", "value"], [
-        ["before (after warm-up)", rss_before],
-        *[[f"wave {i + 1} peak during", w["rss_peak_mb"]] for i, w in enumerate(waves_out)],
-        *[[f"wave {i + 1} after (2 s idle)", w["rss_after_mb"]] for i, w in enumerate(waves_out)],
-        ["VmHWM at end", final_rss.get("peak")],
-    ], title="Server memory under concurrent streams")
-    print(f"fake LLM saw {stats['requests']} requests, at most {stats['max_active']} streaming "
-          f"at once, {stats['completed']} completed")
-    results["concurrency"] = {"streams_per_wave": concurrency, "waves": waves_out,
-                              "rss_before_mb": rss_before, "rss_end": final_rss,
-                              "fake_llm": stats, "ideal_done_ms": ideal_ms}
+        table(
+            ["LLM-mode /api/chat (client side)", "n", "p50 ms", "p95 ms", "max ms"],
+            rows,
+            title=f"Wave {w + 1}: {concurrency} concurrent streams, fake LLM "
+            f"{FAKE_TOKENS} tokens x {FAKE_INTERVAL * 1000:.0f} ms "
+            f"(ideal ~{ideal_ms:.0f} ms), wall {wr['wall_s']:.1f}s",
+        )
+        print(
+            f"outcomes: errors {counts['errors']} {counts['error_kinds'] or ''}; exactly one "
+            f"done/error: {counts['ends_with_exactly_one_final']}/{counts['streams']}; modes "
+            f"{counts['modes']}"
+        )
+        waves_out.append(
+            {
+                "latency_ms": lat,
+                "outcomes": counts,
+                "wall_s": wr["wall_s"],
+                "rss_peak_mb": wr["peak_mb"],
+                "rss_after_mb": wr["after_mb"],
+            }
+        )
+    table(
+        ["server RSS (MB)", "value"],
+        [
+            ["before (after warm-up)", rss_before],
+            *[[f"wave {i + 1} peak during", w["rss_peak_mb"]] for i, w in enumerate(waves_out)],
+            *[[f"wave {i + 1} after (2 s idle)", w["rss_after_mb"]] for i, w in enumerate(waves_out)],
+            ["VmHWM at end", final_rss.get("peak")],
+        ],
+        title="Server memory under concurrent streams",
+    )
+    print(
+        f"fake LLM saw {stats['requests']} requests, at most {stats['max_active']} streaming "
+        f"at once, {stats['completed']} completed"
+    )
+    results["concurrency"] = {
+        "streams_per_wave": concurrency,
+        "waves": waves_out,
+        "rss_before_mb": rss_before,
+        "rss_end": final_rss,
+        "fake_llm": stats,
+        "ideal_done_ms": ideal_ms,
+    }
     for i, w in enumerate(waves_out):
         c = w["outcomes"]
         report.goal(f"wave {i + 1}: streams with errors", c["errors"], "==", 0)
-        report.goal(f"wave {i + 1}: streams ending with exactly one done/error",
-                    c["ends_with_exactly_one_final"], "==", c["streams"])
-        report.goal(f"wave {i + 1}: LLM fallbacks (extractive-fallback)",
-                    c["modes"].get("extractive-fallback", 0), "==", 0)
-        print(f"wave {i + 1}: time to done p50 / ideal = "
-              f"{ratio(w['latency_ms']['done'].get('p50'), ideal_ms) or 0:.2f}")
+        report.goal(
+            f"wave {i + 1}: streams ending with exactly one done/error",
+            c["ends_with_exactly_one_final"],
+            "==",
+            c["streams"],
+        )
+        report.goal(
+            f"wave {i + 1}: LLM fallbacks (extractive-fallback)",
+            c["modes"].get("extractive-fallback", 0),
+            "==",
+            0,
+        )
+        print(
+            f"wave {i + 1}: time to done p50 / ideal = "
+            f"{ratio(w['latency_ms']['done'].get('p50'), ideal_ms) or 0:.2f}"
+        )
     if len(waves_out) > 1:
-        report.goal("bounded memory: wave 2 peak RSS / wave 1 peak RSS",
-                    ratio(waves_out[1]["rss_peak_mb"], waves_out[0]["rss_peak_mb"]), "<=", 1.05)
-    report.goal("memory during the wave: peak RSS / RSS before",
-                ratio(waves_out[0]["rss_peak_mb"], rss_before), "<=", 1.5,
-                note="this benchmark's own bound")
+        report.goal(
+            "bounded memory: wave 2 peak RSS / wave 1 peak RSS",
+            ratio(waves_out[1]["rss_peak_mb"], waves_out[0]["rss_peak_mb"]),
+            "<=",
+            1.05,
+        )
+    report.goal(
+        "memory during the wave: peak RSS / RSS before",
+        ratio(waves_out[0]["rss_peak_mb"], rss_before),
+        "<=",
+        1.5,
+        note="this benchmark's own bound",
+    )
     report.finish()
     return 0
 

@@ -89,8 +89,9 @@ def passages(embedder: Embedder, text: str, count: int, tokens: int) -> list[str
     return out
 
 
-def query_latencies(embedders: dict[str, Embedder], texts: list[str], rounds: int,
-                    warmup: int) -> dict[str, list[float]]:
+def query_latencies(
+    embedders: dict[str, Embedder], texts: list[str], rounds: int, warmup: int
+) -> dict[str, list[float]]:
     """Per-query milliseconds; configs take turns in blocks of len(texts)/rounds queries."""
     for emb in embedders.values():
         for q in texts[:warmup]:
@@ -108,8 +109,9 @@ def query_latencies(embedders: dict[str, Embedder], texts: list[str], rounds: in
     return out
 
 
-def passage_throughput(embedders: dict[str, Embedder], texts: list[str], rounds: int
-                       ) -> tuple[dict[str, dict], dict[str, np.ndarray]]:
+def passage_throughput(
+    embedders: dict[str, Embedder], texts: list[str], rounds: int
+) -> tuple[dict[str, dict], dict[str, np.ndarray]]:
     """Passages/s per config, in interleaved rounds; also the vectors (for the cosine check)."""
     per_round: dict[str, list[float]] = {name: [] for name in embedders}
     seconds: dict[str, float] = {name: 0.0 for name in embedders}
@@ -127,9 +129,15 @@ def passage_throughput(embedders: dict[str, Embedder], texts: list[str], rounds:
             per_round[name].append(len(chunk) / took)
             seconds[name] += took
             vectors[name].append(vecs)
-    stats = {name: {"passages": len(texts), "seconds": seconds[name],
-                    "per_s": len(texts) / seconds[name],
-                    "per_round_per_s": per_round[name]} for name in embedders}
+    stats = {
+        name: {
+            "passages": len(texts),
+            "seconds": seconds[name],
+            "per_s": len(texts) / seconds[name],
+            "per_round_per_s": per_round[name],
+        }
+        for name in embedders
+    }
     return stats, {name: np.concatenate(v) for name, v in vectors.items()}
 
 
@@ -145,10 +153,13 @@ def main() -> int:
     rounds = 2 if args.quick else 4
     warmup = 10 if args.quick else 20
 
-    english = [q["question"] for s in ("httpx", "fastapi", "site_example")
-               for q in questions(s) if q["locale"] == "en"]
-    everything = [q["question"] for s in ("httpx", "fastapi", "site_example")
-                  for q in questions(s)]
+    english = [
+        q["question"]
+        for s in ("httpx", "fastapi", "site_example")
+        for q in questions(s)
+        if q["locale"] == "en"
+    ]
+    everything = [q["question"] for s in ("httpx", "fastapi", "site_example") for q in questions(s)]
     english_queries = (english * (n_queries // len(english) + 1))[:n_queries]
     multi_queries = (everything * (n_queries // len(everything) + 1))[:n_queries]
 
@@ -158,8 +169,9 @@ def main() -> int:
         t0 = time.perf_counter()
         fp32_onnx = export_fp32(DEFAULT_MODEL, Path(tmp) / "fp32")
         export_s = time.perf_counter() - t0
-        fp32_info = dataclasses.replace(int8_info, path=fp32_onnx.parent,
-                                        sha256=sha256_file(fp32_onnx), quantization="fp32")
+        fp32_info = dataclasses.replace(
+            int8_info, path=fp32_onnx.parent, sha256=sha256_file(fp32_onnx), quantization="fp32"
+        )
         sizes = {"int8": int8_info.onnx_path.stat().st_size, "fp32": fp32_onnx.stat().st_size}
         progress(f"fp32 export took {export_s:.1f}s")
 
@@ -171,8 +183,10 @@ def main() -> int:
         }
         texts = passages(embedders["int8 1t"], corpus_text("en"), n_passages, PASSAGE_TOKENS)
         lengths = [len(embedders["int8 1t"].token_ids(t)) for t in texts]
-        progress(f"{len(texts)} passages of {np.mean(lengths):.0f} tokens (min {min(lengths)}, "
-                 f"max {max(lengths)}); {len(english_queries)} queries per config")
+        progress(
+            f"{len(texts)} passages of {np.mean(lengths):.0f} tokens (min {min(lengths)}, "
+            f"max {max(lengths)}); {len(english_queries)} queries per config"
+        )
 
         progress("query latency (int8 vs fp32, 1 and 2 threads, interleaved blocks) ...")
         lat = query_latencies(embedders, english_queries, rounds, warmup)
@@ -191,24 +205,33 @@ def main() -> int:
     m_texts = [t for pair in zip(m_en, m_es, strict=False) for t in pair]
     m_lat = query_latencies(m_emb, multi_queries, rounds, warmup)
     m_thr, _ = passage_throughput(m_emb, m_texts, rounds)
-    m_lengths = [len(m_emb["e5 int8 1t"].token_ids(m_emb["e5 int8 1t"].info.passage_prefix + t))
-                 for t in m_texts]
+    m_lengths = [
+        len(m_emb["e5 int8 1t"].token_ids(m_emb["e5 int8 1t"].info.passage_prefix + t)) for t in m_texts
+    ]
     del m_emb
 
     # -- tables ---------------------------------------------------------------
     rows = []
-    results: dict = {"model": DEFAULT_MODEL, "fp32_export_seconds": export_s,
-                     "onnx_bytes": sizes, "passage_tokens_mean": float(np.mean(lengths)),
-                     "queries": len(english_queries), "passages": len(texts)}
+    results: dict = {
+        "model": DEFAULT_MODEL,
+        "fp32_export_seconds": export_s,
+        "onnx_bytes": sizes,
+        "passage_tokens_mean": float(np.mean(lengths)),
+        "queries": len(english_queries),
+        "passages": len(texts),
+    }
     for threads in (1, 2):
         q8, q32 = summary(lat[f"int8 {threads}t"]), summary(lat[f"fp32 {threads}t"])
         p8, p32 = thr[f"int8 {threads}t"]["per_s"], thr[f"fp32 {threads}t"]["per_s"]
-        rows.append([f"query p50 ms, {threads} thread(s)", q8["p50"], q32["p50"],
-                     ratio(q8["p50"], q32["p50"])])
-        rows.append([f"query p95 ms, {threads} thread(s)", q8["p95"], q32["p95"],
-                     ratio(q8["p95"], q32["p95"])])
-        rows.append([f"passages/s ({np.mean(lengths):.0f} tok), {threads} thread(s)", p8, p32,
-                     ratio(p8, p32)])
+        rows.append(
+            [f"query p50 ms, {threads} thread(s)", q8["p50"], q32["p50"], ratio(q8["p50"], q32["p50"])]
+        )
+        rows.append(
+            [f"query p95 ms, {threads} thread(s)", q8["p95"], q32["p95"], ratio(q8["p95"], q32["p95"])]
+        )
+        rows.append(
+            [f"passages/s ({np.mean(lengths):.0f} tok), {threads} thread(s)", p8, p32, ratio(p8, p32)]
+        )
         results[f"threads_{threads}"] = {
             "query_ms": {"int8": q8, "fp32": q32},
             "passages_per_s": {"int8": thr[f"int8 {threads}t"], "fp32": thr[f"fp32 {threads}t"]},
@@ -216,38 +239,66 @@ def main() -> int:
             "ratio_query_p95": ratio(q8["p95"], q32["p95"]),
             "ratio_passages_per_s": ratio(p8, p32),
         }
-    rows.append(["model file MB", sizes["int8"] / 1e6, sizes["fp32"] / 1e6,
-                 ratio(sizes["int8"], sizes["fp32"])])
-    table(["all-MiniLM-L6-v2 (English default)", "int8", "fp32", "int8/fp32"], rows,
-          title=f"int8 vs fp32, end to end through Embedder ({len(english_queries)} queries, "
-                f"{len(texts)} passages per config, {rounds} interleaved rounds)")
+    rows.append(
+        ["model file MB", sizes["int8"] / 1e6, sizes["fp32"] / 1e6, ratio(sizes["int8"], sizes["fp32"])]
+    )
+    table(
+        ["all-MiniLM-L6-v2 (English default)", "int8", "fp32", "int8/fp32"],
+        rows,
+        title=f"int8 vs fp32, end to end through Embedder ({len(english_queries)} queries, "
+        f"{len(texts)} passages per config, {rounds} interleaved rounds)",
+    )
     results["cosine_int8_vs_fp32"] = {"mean": float(cos.mean()), "min": float(cos.min())}
     print(f"cosine(int8, fp32) over the passages: mean {cos.mean():.4f}, min {cos.min():.4f}")
 
     m_rows = []
     for threads in (1, 2):
         s = summary(m_lat[f"e5 int8 {threads}t"])
-        m_rows.append([f"{threads} thread(s)", s["p50"], s["p95"],
-                       m_thr[f"e5 int8 {threads}t"]["per_s"]])
-        results.setdefault("multilingual", {"model": MULTILINGUAL_MODEL,
-                                            "passage_tokens_mean": float(np.mean(m_lengths))})
+        m_rows.append([f"{threads} thread(s)", s["p50"], s["p95"], m_thr[f"e5 int8 {threads}t"]["per_s"]])
+        results.setdefault(
+            "multilingual", {"model": MULTILINGUAL_MODEL, "passage_tokens_mean": float(np.mean(m_lengths))}
+        )
         results["multilingual"][f"threads_{threads}"] = {
-            "query_ms": s, "passages_per_s": m_thr[f"e5 int8 {threads}t"]}
-    table(["multilingual-e5-small int8", "query p50 ms", "query p95 ms",
-           f"passages/s ({np.mean(m_lengths):.0f} tok)"], m_rows,
-          title="Multilingual model, int8 only (reference; en+es queries and passages)")
+            "query_ms": s,
+            "passages_per_s": m_thr[f"e5 int8 {threads}t"],
+        }
+    table(
+        [
+            "multilingual-e5-small int8",
+            "query p50 ms",
+            "query p95 ms",
+            f"passages/s ({np.mean(m_lengths):.0f} tok)",
+        ],
+        m_rows,
+        title="Multilingual model, int8 only (reference; en+es queries and passages)",
+    )
     report.results = results
 
     # Goals: the brief sets none for this benchmark; these are the sanity bars
     # the quantised model exists for (faster than fp32 on every axis, close vectors).
     for threads in (1, 2):
         r = results[f"threads_{threads}"]
-        report.goal(f"int8/fp32 query p50, {threads} thread(s)", r["ratio_query_p50"], "<", 1.0,
-                    note="int8 must be faster")
-        report.goal(f"int8/fp32 passages/s, {threads} thread(s)", r["ratio_passages_per_s"], ">",
-                    1.0, note="int8 must be faster")
-    report.goal("cosine(int8, fp32) mean", float(cos.mean()), ">=", 0.98,
-                note="NOTES.md measured ~0.993 for per-channel int8")
+        report.goal(
+            f"int8/fp32 query p50, {threads} thread(s)",
+            r["ratio_query_p50"],
+            "<",
+            1.0,
+            note="int8 must be faster",
+        )
+        report.goal(
+            f"int8/fp32 passages/s, {threads} thread(s)",
+            r["ratio_passages_per_s"],
+            ">",
+            1.0,
+            note="int8 must be faster",
+        )
+    report.goal(
+        "cosine(int8, fp32) mean",
+        float(cos.mean()),
+        ">=",
+        0.98,
+        note="NOTES.md measured ~0.993 for per-channel int8",
+    )
     report.finish()
     return 0
 
