@@ -177,10 +177,34 @@ class StreamRecord:
         if self.status != 200:
             return f"HTTP {self.status}"
         if self.final.get("_event") == "error":
-            return f"error event: {self.final.get('code')}"
+            return f"error event: {self.final.get('code')}: {self.final.get('message')}"
         if not self.finals:
             return "no done/error event"
         return None
+
+
+def log_exceptions(path: Path) -> dict[str, int]:
+    """Tracebacks in a server log, summarised as 'deepest askdocs frame -> exception'."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return {}
+    found: Counter[str] = Counter()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("Traceback (most recent call last)"):
+            frame, j = "", i + 1
+            while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
+                if lines[j].strip().startswith("File ") and (
+                    "askdocs" in lines[j] or "/work/main" in lines[j]
+                ):
+                    frame = lines[j].strip()
+                j += 1
+            exception = lines[j].strip() if j < len(lines) else "?"
+            found[f"{frame} -> {exception}"[:300]] += 1
+            i = j
+        i += 1
+    return dict(found)
 
 
 def body_for(item: dict) -> dict:
@@ -404,6 +428,8 @@ def main() -> int:
                 progress(f"wave {w + 1}: {wall:.1f}s wall, server RSS peak {peak:.0f} MB")
             stats = httpx.get(f"http://127.0.0.1:{llm_port}/stats").json()
             final_rss = server.rss()
+        server_exceptions = log_exceptions(tmp / "serve-llm.log")
+        extractive_exceptions = log_exceptions(tmp / "serve-extractive.log")
 
     waves_out = []
     for w, wr in enumerate(wave_results):
@@ -444,6 +470,15 @@ def main() -> int:
         f"fake LLM saw {stats['requests']} requests, at most {stats['max_active']} streaming "
         f"at once, {stats['completed']} completed"
     )
+    for label, found in (
+        ("extractive server", extractive_exceptions),
+        ("LLM-mode server", server_exceptions),
+    ):
+        if found:
+            print(f"\ntracebacks in the {label}'s log (deepest askdocs frame -> exception):")
+            for line, count in sorted(found.items(), key=lambda kv: -kv[1]):
+                print(f"  {count:4d} x {line}")
+    results["server_log_exceptions"] = {"extractive": extractive_exceptions, "llm": server_exceptions}
     results["concurrency"] = {
         "streams_per_wave": concurrency,
         "waves": waves_out,

@@ -245,7 +245,11 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
     load_s = time.perf_counter() - t0
     scope = make_scope(corpus, Reader.public())
     raw = corpus.sets[0].shards.lunr
-    bare = {loc: lexical.load_lunr(data) for loc, data in raw.items()}
+    # lunr.py itself is the baseline; the runtime's own lexical index (what hybrid_search
+    # queries: askdocs' exact Lunr scorer since b14c87a) is timed beside it for reference.
+    load_lunr = getattr(lexical, "load_lunr", lexical.load_index)
+    bare = {loc: load_lunr(data) for loc, data in raw.items()}
+    runtime_lexical = corpus.sets[0].lunr
     cold = QueryEmbedder(embedder, cache_size=0)  # an LRU of size 0 keeps nothing
     warm = QueryEmbedder(embedder)
 
@@ -258,19 +262,23 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
         loc = item["locale"]
         api_work(warm, item["question"], loc)
         lexical.search(bare.get(loc) or next(iter(bare.values())), item["question"])
-    names = ("lunr", "embed", "cold", "warm")
+    names = ("lunr", "scorer", "embed", "cold", "warm")
     samples: dict[str, list[float]] = {n: [] for n in names}
     hybrid_only: dict[str, list[float]] = {"cold": [], "warm": []}
     per_locale: dict[str, list[float]] = {}
+    per_locale_scorer: dict[str, list[float]] = {}
     tick = Ticker("in-process search", rounds * len(qs))
     for r in range(rounds):
         for i, item in enumerate(qs):
             q, loc = item["question"], item["locale"]
-            order = names[(i + r) % 4 :] + names[: (i + r) % 4]  # rotate who goes first
+            turn = (i + r) % len(names)
+            order = names[turn:] + names[:turn]  # rotate who goes first
             for name in order:
                 t = time.perf_counter()
                 if name == "lunr":
                     lexical.search(bare[loc], q)
+                elif name == "scorer":
+                    lexical.search(runtime_lexical[loc], q)
                 elif name == "embed":
                     embedder.embed_queries([q])
                 else:
@@ -280,6 +288,8 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
                 samples[name].append(ms)
                 if name == "lunr":
                     per_locale.setdefault(loc, []).append(ms)
+                elif name == "scorer":
+                    per_locale_scorer.setdefault(loc, []).append(ms)
             tick()
     sizes = {loc: len(json.dumps(data)) for loc, data in raw.items()}
     chunks = {loc: int((corpus.sets[0].chunk_locale == corpus.locales.index(loc)).sum()) for loc in raw}
@@ -288,6 +298,8 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
         "samples": samples,
         "hybrid_only": hybrid_only,
         "per_locale": per_locale,
+        "per_locale_scorer": per_locale_scorer,
+        "runtime_lexical_type": type(next(iter(runtime_lexical.values()))).__name__,
         "lunr_json_bytes": sizes,
         "chunks_per_locale": chunks,
         "chunks": len(corpus.sets[0].chunks),
@@ -476,7 +488,7 @@ def rss_breakdown_worker(shard_dir: str, out: str) -> None:
     shards = load_shards(Path(shard_dir))
     stages.append(("+ shard JSON parsed (pages, chunks, lunr dicts)", rss_mb()["rss"]))
     indexes = {loc: lexical.load_index(d) for loc, d in shards.lunr.items()}
-    stages.append(("+ lunr.py Index objects", rss_mb()["rss"]))
+    stages.append(("+ lexical indexes (the runtime's load_index)", rss_mb()["rss"]))
     shards.lunr = {}
     stages.append(("- serialized lunr dicts dropped", rss_mb()["rss"]))
     dense = DenseMatrix(shards.vectors), DenseMatrix(shards.title_vectors)
@@ -559,6 +571,7 @@ def main() -> int:
         ["latency ms", "p50", "p95", "p50/lunr", "p95/lunr"],
         [
             row("bare lunr.py search (same Lunr index)", lunr),
+            row(f"runtime lexical scorer alone ({inproc['runtime_lexical_type']})", s["scorer"]),
             row("query embedding alone (cache off)", emb),
             row("hybrid_search only, cold (embeds)", hy["cold"]),
             row("hybrid_search only, warm (cached vector)", hy["warm"]),
@@ -581,6 +594,7 @@ def main() -> int:
         "app_cold_over_lunr_plus_embed_p50": ratio(a_cold["p50"], lunr["p50"] + emb["p50"]),
         "app_cold_minus_embed_over_lunr_p50": ratio(a_cold["p50"] - emb["p50"], lunr["p50"]),
         "app_warm_over_lunr_p50": ratio(a_warm["p50"], lunr["p50"]),
+        "inproc_warm_over_runtime_scorer_p50": ratio(s["warm"]["p50"], s["scorer"]["p50"]),
         "one_blas_thread_warm_over_its_lunr_p50": ratio(
             one_blas["ms"]["warm"]["p50"], one_blas["ms"]["lunr"]["p50"]
         ),
@@ -631,6 +645,7 @@ def main() -> int:
     lex_rows = []
     for loc, vals in sorted(inproc["per_locale"].items()):
         st = summary(vals)
+        sc = summary(inproc["per_locale_scorer"].get(loc, []))
         lex_rows.append(
             [
                 loc,
@@ -639,15 +654,34 @@ def main() -> int:
                 st["p50"],
                 st["p95"],
                 st["max"],
+                sc.get("p50"),
+                sc.get("p95"),
+                ratio(sc.get("p50"), st["p50"]),
             ]
         )
     table(
-        ["locale", "chunks", "lunr JSON MB", "p50 ms", "p95 ms", "max ms"],
+        [
+            "locale",
+            "chunks",
+            "lunr JSON MB",
+            "lunr.py p50",
+            "p95",
+            "max",
+            "runtime p50",
+            "p95",
+            "runtime/lunr.py",
+        ],
         lex_rows,
-        title=f"Lexical (bare lunr.py) search on the largest shared corpus ({site_name})",
+        title=f"Lexical search on the largest shared corpus ({site_name}), ms: bare lunr.py and the "
+        f"runtime's scorer ({inproc['runtime_lexical_type']})",
     )
     results["lexical_by_locale"] = {
-        r[0]: {"chunks": r[1], "lunr_json_mb": r[2], "p50_ms": r[3], "p95_ms": r[4], "max_ms": r[5]}
+        r[0]: {
+            "chunks": r[1],
+            "lunr_json_mb": r[2],
+            "lunr_py": {"p50_ms": r[3], "p95_ms": r[4], "max_ms": r[5]},
+            "runtime_scorer": {"p50_ms": r[6], "p95_ms": r[7]},
+        }
         for r in lex_rows
     }
 
