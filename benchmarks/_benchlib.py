@@ -214,7 +214,8 @@ class Report:
         elapsed = time.time() - self.started
         print(f"load average at end {' '.join(f'{x:.2f}' for x in load_end)}; run took {elapsed:.0f}s")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / f"{self.name}.json"
+        # a --quick smoke run never overwrites the full run's results
+        path = ARTIFACTS / f"{self.name}{'.quick' if self.quick else ''}.json"
         data = {
             "benchmark": self.name,
             "quick": self.quick,
