@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -60,6 +61,10 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # Small per-request matrix products: BLAS worker threads only contend with the
+    # request threads (set before numpy loads; an explicit setting wins).
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
     from askdocs.edge_runtime.server import serve, settings_for
 
     overrides = {"support_url": args.support_url}

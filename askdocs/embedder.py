@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -25,53 +26,88 @@ class Embedder:
         if check_sha:
             verify(info)
         self.info = info
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(str(info.onnx_path), options, providers=["CPUExecutionProvider"])
-        self._input_names = {i.name for i in self._session.get_inputs()}
+        self.threads = threads
+        self._session: ort.InferenceSession | None = None  # loaded on first use
+        self._lock = threading.Lock()
         self._tokenizer = Tokenizer.from_file(str(info.tokenizer_path))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=info.max_tokens)
-        self._counter: Tokenizer | None = None  # build side only: loaded on first count
+
+    @property
+    def session(self) -> ort.InferenceSession:
+        """The ONNX session, created on first use (a build that reuses every vector
+        never loads it)."""
+        if self._session is None:
+            with self._lock:
+                if self._session is None:
+                    options = ort.SessionOptions()
+                    options.intra_op_num_threads = self.threads
+                    options.inter_op_num_threads = 1
+                    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+                    options.log_severity_level = 3
+                    # Spinning worker threads fight each other on a busy 2-core host.
+                    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                    self._session = ort.InferenceSession(
+                        str(self.info.onnx_path), options, providers=["CPUExecutionProvider"]
+                    )
+                    self._input_names = {i.name for i in self._session.get_inputs()}
+        return self._session
 
     @property
     def dim(self) -> int:
         return self.info.dim
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Model tokens of each text, special tokens excluded, without truncation."""
+        """Model tokens of each text, special tokens excluded, without truncation
+        (what truncation cut off comes back as `overflowing`)."""
         if not texts:
             return []
-        if self._counter is None:
-            self._counter = Tokenizer.from_file(str(self.info.tokenizer_path))
-            self._counter.no_padding()
-            self._counter.no_truncation()
-        encodings = self._counter.encode_batch(list(texts), add_special_tokens=False)
-        return [len(e.ids) for e in encodings]
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) + sum(len(o.ids) for o in e.overflowing) for e in encodings]
 
     def token_ids(self, text: str) -> list[int]:
         return self._tokenizer.encode(text).ids
+
+    def similarity(self, query: np.ndarray, texts: Sequence[str], batch: int = 32) -> np.ndarray:
+        """Cosine of a query vector with passages embedded in padded batches: for ranking
+        on the fly, not for stored vectors (batch-mates nudge int8 activations)."""
+        out = np.zeros(len(texts), dtype=np.float32)
+        prefixed = [self.info.passage_prefix + t for t in texts]
+        for start in range(0, len(prefixed), batch):
+            encodings = self._tokenizer.encode_batch(prefixed[start : start + batch])
+            width = max(len(e.ids) for e in encodings)
+            ids = np.zeros((len(encodings), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, encoding in enumerate(encodings):
+                ids[row, : len(encoding.ids)] = encoding.ids
+                mask[row, : len(encoding.ids)] = 1
+            vectors = self._pool(self._run(ids, mask), mask)
+            out[start : start + len(encodings)] = vectors @ query
+        return out
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        session = self.session
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        return session.run(None, feeds)[0]
+
+    def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self.info.pooling == "cls":
+            vectors = hidden[:, 0]
+        else:
+            weights = mask.astype(np.float32)[:, :, None]
+            vectors = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        vectors = vectors.astype(np.float32)
+        if self.info.normalize:
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors
 
     def _embed_one(self, text: str) -> np.ndarray:
         encoding = self._tokenizer.encode(text)
         ids = np.asarray([encoding.ids], dtype=np.int64)
         mask = np.asarray([encoding.attention_mask], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
-        if self.info.pooling == "cls":
-            vector = hidden[0, 0]
-        else:
-            weights = mask[0].astype(np.float32)[:, None]
-            vector = (hidden[0] * weights).sum(axis=0) / max(weights.sum(), 1.0)
-        vector = vector.astype(np.float32)
-        if self.info.normalize:
-            vector /= max(float(np.linalg.norm(vector)), 1e-12)
-        return vector
+        return self._pool(self._run(ids, mask), mask)[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed([self.info.query_prefix + t for t in texts])

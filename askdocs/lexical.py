@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import lunr.stop_word_filter
@@ -70,10 +71,19 @@ def _trim(token, i=None, tokens=None):
 
 
 def _make_stemmer(language: str):
-    stemmer = snowballstemmer.stemmer(language)
+    # snowballstemmer objects keep state while stemming: one per thread (the
+    # runtime searches from a thread pool), and a cache in front of them.
+    local = threading.local()
+
+    @lru_cache(maxsize=200_000)
+    def stem_word(word: str) -> str:
+        stemmer = getattr(local, "stemmer", None)
+        if stemmer is None:
+            stemmer = local.stemmer = snowballstemmer.stemmer(language)
+        return stemmer.stemWord(word)
 
     def stem(token, i=None, tokens=None):
-        return token.update(lambda s, metadata=None: stemmer.stemWord(s))
+        return token.update(lambda s, metadata=None: stem_word(s))
 
     return stem
 

@@ -537,12 +537,10 @@ class ChatService:
 
 
 def _relevance(embedder, question: str):
-    """Cosine of each text with the question, with the index's own model."""
+    """Cosine of each text with the question, with the index's own model (batched)."""
 
     def score(texts: list[str]) -> list[float]:
-        query = embedder.vector(question)
-        passages = embedder.embedder.embed_passages(texts)
-        return [float(v) for v in passages @ query]
+        return [float(v) for v in embedder.embedder.similarity(embedder.vector(question), texts)]
 
     return score
 

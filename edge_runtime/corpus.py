@@ -160,9 +160,11 @@ def _loaded(shards: ShardSet, locales: list[str]) -> LoadedSet:
     page_locale = np.array([position[p.locale] for p in shards.pages], dtype=np.int16)
     chunk_page = np.array([c.page for c in shards.chunks], dtype=np.int32)
     chunk_locale = page_locale[chunk_page] if len(chunk_page) else np.zeros(0, np.int16)
+    scorers = {loc: load_index(data) for loc, data in shards.lunr.items()}
+    shards.lunr.clear()  # the parsed JSON is not needed once the scorers hold the postings
     return LoadedSet(
         shards=shards,
-        lunr={loc: load_index(data) for loc, data in shards.lunr.items()},
+        lunr=scorers,
         dense=DenseMatrix(shards.vectors),
         titles=DenseMatrix(shards.title_vectors),
         chunk_locale=chunk_locale,

@@ -88,6 +88,8 @@ class LLMClient:
             headers=headers,
             transport=transport,
             timeout=httpx.Timeout(settings.timeout, connect=min(10.0, settings.timeout)),
+            # Every open chat holds a streaming connection; don't queue the 101st reader.
+            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
         )
         self.supports_tools: bool | None = None
         self.budget = TokenBudget(settings.daily_token_budget)

@@ -158,3 +158,26 @@ def test_our_scorer_ranks_exactly_like_lunr_py(example_site):
             assert [m for _, _, m in sorted(got)] == [m for _, _, m in sorted(expected)]
             scores = [s for _, s, _ in got]
             assert scores == sorted(scores, reverse=True)
+
+
+def test_stemming_is_thread_safe():
+    """The runtime stems from a thread pool; shared Snowball stemmers corrupt words."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    words = [f"{w}{i}" for i in range(400) for w in ("instalaciones", "configurando", "peticiones",
+                                                   "servidores", "facturación", "corriendo")]
+    expected = [lexical.stem_terms("es", w) for w in words]
+
+    def run(chunk):
+        return [lexical.stem_terms("es", w) for w in chunk]
+
+    import sys
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(run, [words] * 8))
+    finally:
+        sys.setswitchinterval(interval)
+    assert all(result == expected for result in results)
