@@ -33,7 +33,8 @@ _POINTER = re.compile(
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
 MAX_PROSE_WORDS = 180
 MAX_CODE_LINES = 24
-MAX_UNITS = 60
+MAX_UNITS = 40
+RELEVANCE_CHARS = 160  # of each unit, for the dense model
 DENSE_WEIGHT = 1.2
 SELECT_RATIO = 0.35  # units scoring below this share of the best one are left out
 MAX_SOURCES = 2
@@ -126,7 +127,7 @@ def compose(
     procedural = bool(_PROCEDURAL.search(question))
     pool = evidence[:5]
     units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
-    dense = _standardized(relevance([u.text[:400] for u in units])) if relevance and units else None
+    dense = _standardized(relevance([u.text[:RELEVANCE_CHARS] for u in units])) if relevance and units else None
     frequency: dict[str, int] = {}
     unit_terms = []
     for unit in units:

@@ -86,12 +86,9 @@ def main() -> None:
     print("current", {k: round(v, 3) for k, v in score(cases).items()})
     if not args.grid:
         return
-    for window, words, sources in itertools.product([False, True], [60, 90, 130], [2, 3]):
-        extractive.WINDOW, extractive.WINDOW_WORDS, extractive.MAX_SOURCES = window, words, sources
-        print(
-            f"window={window} words={words} sources={sources}",
-            {k: round(v, 3) for k, v in score(cases).items()},
-        )
+    for units, chars in itertools.product([24, 40, 60], [160, 240, 400]):
+        extractive.MAX_UNITS, extractive.RELEVANCE_CHARS = units, chars
+        print(f"units={units} chars={chars}", {k: round(v, 3) for k, v in score(cases).items()})
 
 
 if __name__ == "__main__":
