@@ -23,6 +23,7 @@ from importlib import resources
 
 import lunr.stop_word_filter
 import lunr.trimmer
+import numpy as np
 import snowballstemmer
 from lunr.builder import Builder
 from lunr.index import Index
@@ -178,30 +179,39 @@ def load_lunr(serialized: dict) -> Index:
 
 
 class LunrScorer:
-    """Scores a serialised Lunr index exactly as lunr.js and lunr.py do, faster.
+    """Scores a serialised Lunr index exactly as lunr.js and lunr.py do, faster and smaller.
 
     Lunr ranks documents by the cosine-normalised dot product of the query
     vector with each field's precomputed BM25 vector, summed over fields.
     lunr.py builds match objects and sparse vectors for every hit; this keeps
-    the postings as plain lists once, at load time. Exact-term queries only
-    (askdocs never sends wildcards, fuzziness or presence operators).
+    each term's postings as two numpy arrays (document, weight summed over
+    fields) built once at load. Exact-term queries only (askdocs never sends
+    wildcards, fuzziness or presence operators).
     """
 
     def __init__(self, serialized: dict) -> None:
         register_pipelines()
         self.fields: list[str] = list(serialized["fields"])
         self._search_fns = [Pipeline.registered_functions[label] for label in serialized["pipeline"]]
+        refs: dict[str, int] = {}
         vectors: dict[str, dict[int, float]] = {}
         for field_ref, values in serialized["fieldVectors"]:
+            ref = field_ref.partition("/")[2]
+            refs.setdefault(ref, len(refs))
             vectors[field_ref] = dict(zip(values[0::2], values[1::2], strict=True))
-        self.postings: dict[str, tuple[int, list[tuple[str, float]]]] = {}
+        self.refs: list[str] = list(refs)
+        self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for term, posting in serialized["invertedIndex"]:
             index = posting["_index"]
-            entries = []
+            weights: dict[int, float] = {}
             for field in self.fields:
                 for ref in posting.get(field, {}):
-                    entries.append((ref, vectors[f"{field}/{ref}"].get(index, 0.0)))
-            self.postings[term] = (index, entries)
+                    doc = refs[ref]
+                    weights[doc] = weights.get(doc, 0.0) + vectors[f"{field}/{ref}"].get(index, 0.0)
+            docs = np.fromiter(weights, dtype=np.int32, count=len(weights))
+            order = np.argsort(docs)
+            values = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
+            self.postings[term] = (docs[order], values[order])
 
     @property
     def terms(self) -> set[str]:
@@ -222,14 +232,24 @@ class LunrScorer:
         if not weights:
             return []
         norm = math.sqrt(sum(w * w for w in weights.values()))
-        scores: dict[str, float] = {}
-        matched: dict[str, set[str]] = {}
+        scores = np.zeros(len(self.refs), dtype=np.float64)
         for term, weight in weights.items():
-            for ref, value in self.postings[term][1]:
-                scores[ref] = scores.get(ref, 0.0) + weight * value / norm
-                matched.setdefault(ref, set()).add(term)
-        ranked = sorted(scores.items(), key=lambda item: -item[1])[:limit]
-        return [(ref, score, frozenset(matched[ref])) for ref, score in ranked]
+            docs, values = self.postings[term]
+            scores[docs] += values * (weight / norm)
+        hit = np.flatnonzero(scores)
+        if len(hit) > limit:
+            hit = hit[np.argpartition(-scores[hit], limit - 1)[:limit]]
+        hit = hit[np.argsort(-scores[hit], kind="stable")]
+        out = []
+        for doc in hit.tolist():
+            matched = frozenset(t for t in weights if _contains(self.postings[t][0], doc))
+            out.append((self.refs[doc], float(scores[doc]), matched))
+        return out
+
+
+def _contains(sorted_docs: np.ndarray, doc: int) -> bool:
+    at = int(np.searchsorted(sorted_docs, doc))
+    return at < len(sorted_docs) and int(sorted_docs[at]) == doc
 
 
 def load_index(serialized: dict) -> LunrScorer:

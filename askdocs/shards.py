@@ -44,14 +44,14 @@ PRIVATE_HTML_DIR = "html"
 MAX_PART_BYTES = 8 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Heading:
     level: int
     text: str
     anchor: str
 
 
-@dataclass
+@dataclass(slots=True)
 class PageRecord:
     url: str
     title: str
@@ -77,7 +77,7 @@ class PageRecord:
         return cls(**data)
 
 
-@dataclass
+@dataclass(slots=True)
 class ChunkRecord:
     page: int
     start: int
@@ -94,7 +94,7 @@ class ChunkRecord:
         return cls(**data)
 
 
-@dataclass
+@dataclass(slots=True)
 class FaqRecord:
     page: int
     question: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-KEEP_FLOAT_ROWS = 120_000
+KEEP_FLOAT_ROWS = 40_000  # above it, blocks are converted per query (bounded memory)
 BLOCK_ROWS = 32_768
 
 

@@ -8,7 +8,7 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -390,9 +390,9 @@ class IndexBuilder:
     ) -> None:
         vectors, scales, title_vectors, title_scales = arrays
         writer = ShardWriter()
-        writer.add_json_parts("pages", [_page_json(p) for p in data.pages])
-        writer.add_json_parts("chunks", [_chunk_json(c) for c in data.chunks])
-        writer.add("faq", json_bytes([vars(f) for f in data.faqs]), "json")
+        writer.add_json_parts("pages", [asdict(p) for p in data.pages])
+        writer.add_json_parts("chunks", [asdict(c) for c in data.chunks])
+        writer.add("faq", json_bytes([asdict(f) for f in data.faqs]), "json")
         writer.add("tree", json_bytes(_tree(data.pages)), "json")
         writer.add_vector_parts("vectors", vectors)
         writer.add("scales", _npy(scales), "npy")
@@ -478,16 +478,6 @@ def _npy(array: np.ndarray) -> bytes:
     from askdocs.shards import npy_bytes
 
     return npy_bytes(array)
-
-
-def _page_json(page: PageRecord) -> dict:
-    data = dict(vars(page))
-    data["headings"] = [vars(h) for h in page.headings]
-    return data
-
-
-def _chunk_json(chunk: ChunkRecord) -> dict:
-    return dict(vars(chunk))
 
 
 def _tree(pages: list[PageRecord]) -> dict:
