@@ -127,7 +127,9 @@ def compose(
     procedural = bool(_PROCEDURAL.search(question))
     pool = evidence[:5]
     units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
-    dense = _standardized(relevance([u.text[:RELEVANCE_CHARS] for u in units])) if relevance and units else None
+    dense = None
+    if relevance and units:
+        dense = _standardized(relevance([u.text[:RELEVANCE_CHARS] for u in units]))
     frequency: dict[str, int] = {}
     unit_terms = []
     for unit in units:
