@@ -248,6 +248,7 @@ async def healthz(request: Request) -> Response:
                 },
                 "dense": {
                     "live": dense_live,
+                    "backend": sorted({loaded.dense.backend for loaded in live.corpus.sets}),
                     "runs": health.runs["dense"],
                     "failures": health.failures["dense"],
                     "last_error": health.last_error["dense"],

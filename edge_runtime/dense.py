@@ -95,5 +95,9 @@ class DenseMatrix:
         if mask is not None:
             sample = sample[mask[self._sample]]
         scale = (mask.sum() if mask is not None else self.rows) / max(len(sample), 1)
-        moments = (int(len(sample) * scale), float(sample.sum() * scale), float(np.square(sample).sum() * scale))
+        moments = (
+            int(len(sample) * scale),
+            float(sample.sum() * scale),
+            float(np.square(sample).sum() * scale),
+        )
         return hits, moments

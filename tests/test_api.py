@@ -256,6 +256,7 @@ def test_healthz_and_metrics(client):
     assert health["index"]["counts"]["public_pages"] == 36
     assert health["model"]["sha256"]
     assert health["retrievers"]["dense"]["live"] is True and health["retrievers"]["dense"]["runs"] >= 1
+    assert health["retrievers"]["dense"]["backend"] == ["numpy"]
     assert health["synthesizer"]["mode"] == "extractive"
     metrics = client.get("/metrics").text
     assert 'askdocs_requests_total{endpoint="/api/search",status="200"}' in metrics
