@@ -17,11 +17,18 @@ KEEP_FLOAT_ROWS = 40_000
 BLOCK_ROWS = 32_768
 MOMENT_SAMPLE = 8_192
 
-try:  # a well-kept SIMD library for exact int8 search; optional below KEEP_FLOAT_ROWS
-    from usearch.index import MetricKind
-    from usearch.index import search as usearch_search
-except ImportError:  # pragma: no cover - installed with askdocs
-    usearch_search = None
+
+
+def _usearch():
+    """usearch's exact search, imported on first need. onnxruntime must be loaded first:
+    the other order crashes the process (their native libraries clash at load)."""
+    import onnxruntime  # noqa: F401
+
+    try:
+        from usearch.index import MetricKind, search
+    except ImportError:  # pragma: no cover - installed with askdocs
+        return None, None
+    return search, MetricKind
 
 
 class DenseMatrix:
@@ -30,7 +37,8 @@ class DenseMatrix:
         self.rows = len(vectors)
         small = self.rows <= KEEP_FLOAT_ROWS
         self._float = np.asarray(vectors, dtype=np.float32) if small else None
-        self.backend = "numpy" if small or usearch_search is None else "usearch-int8"
+        self._search, self._metric = (None, None) if small else _usearch()
+        self.backend = "usearch-int8" if self._search is not None else "numpy"
         norms = np.empty(self.rows, dtype=np.float32)
         for start in range(0, self.rows, BLOCK_ROWS):
             block = np.asarray(vectors[start : start + BLOCK_ROWS], dtype=np.float32)
@@ -81,7 +89,7 @@ class DenseMatrix:
         quantized = quantized.astype(np.int8)[None, :]
         count = min(self.rows, max(4 * k, 64))
         while True:  # ask for more until enough allowed rows are among the top
-            found = usearch_search(self._int8, quantized, count, MetricKind.Cos, exact=True, threads=1)
+            found = self._search(self._int8, quantized, count, self._metric.Cos, exact=True, threads=1)
             keys = np.asarray(found.keys).ravel()
             cosines = 1.0 - np.asarray(found.distances, dtype=np.float32).ravel()
             if mask is not None:
