@@ -232,7 +232,7 @@ def prepare(
         return info
     source_dir, source = _source_folder(name, KNOWN_MODELS.get(name))
     try:
-        from optimum.exporters.onnx import main_export
+        from optimum.exporters.onnx import main_export  # noqa: F401  (fails early without optimum)
         from optimum.onnxruntime import ORTQuantizer
         from optimum.onnxruntime.configuration import AutoQuantizationConfig
     except ImportError as exc:
@@ -245,13 +245,7 @@ def prepare(
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".prepare-") as tmp:
         fp32, int8 = Path(tmp) / "fp32", Path(tmp) / "int8"
         log(f"[1/3] exporting {name} to ONNX (fp32) ...")
-        main_export(
-            str(source_dir) if source_dir else name,
-            output=fp32,
-            task="feature-extraction",
-            device="cpu",
-            library_name="transformers",
-        )
+        _export(source_dir, name, fp32)
         log("[2/3] quantising to int8 (dynamic, per-channel) ...")
         quantizer = ORTQuantizer.from_pretrained(fp32, file_name="model.onnx")
         config = AutoQuantizationConfig.avx512_vnni(is_static=False, per_channel=True)
@@ -291,10 +285,16 @@ def write_info(info: ModelInfo, folder: Path) -> None:
 
 def export_fp32(name_or_path: str | Path, output: Path) -> Path:
     """Export the unquantised ONNX model (tests and benchmarks compare against it)."""
-    from optimum.exporters.onnx import main_export
 
     name = resolve_name(str(name_or_path))
     source_dir, _ = _source_folder(name, KNOWN_MODELS.get(name))
+    _export(source_dir, name, output)
+    return output / "model.onnx"
+
+
+def _export(source_dir: Path | None, name: str, output: Path) -> None:
+    from optimum.exporters.onnx import main_export
+
     main_export(
         str(source_dir) if source_dir else name,
         output=output,
@@ -302,4 +302,3 @@ def export_fp32(name_or_path: str | Path, output: Path) -> Path:
         device="cpu",
         library_name="transformers",
     )
-    return output / "model.onnx"

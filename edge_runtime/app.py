@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import signal
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 
 from askdocs.edge_runtime.access import reader_from_header
 from askdocs.edge_runtime.chat import ChatRequest, ChatService
-from askdocs.edge_runtime.errors import ApiError, api_error_handler, error_response
+from askdocs.edge_runtime.errors import ApiError, api_error_handler, error_response, json_object
 from askdocs.edge_runtime.eventlog import EventLog
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.holder import IndexHolder
@@ -158,13 +157,7 @@ async def chat_endpoint(request: Request) -> Response:
 
 async def feedback_endpoint(request: Request) -> Response:
     rt = _runtime(request)
-    body = await _read_body(request, 16 * 1024)
-    try:
-        data = json.loads(body)
-    except ValueError as exc:
-        raise ApiError(400, "invalid_json", f"body is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ApiError(400, "invalid_json", "body must be a JSON object")
+    data = json_object(await _read_body(request, 16 * 1024))
     answer_id, vote, comment = data.get("answer_id"), data.get("vote"), data.get("comment")
     if not isinstance(answer_id, str) or not answer_id or len(answer_id) > 100:
         raise ApiError(400, "missing_field", "`answer_id` (string) is required")

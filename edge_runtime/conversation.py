@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
-from askdocs.edge_runtime.errors import ApiError
+from askdocs.edge_runtime.errors import ApiError, json_object
 
 MAX_MESSAGE = 4000
 MAX_HISTORY = 40
@@ -27,12 +26,7 @@ class ChatRequest:
 
     @classmethod
     def parse(cls, body: bytes, settings=None) -> ChatRequest:
-        try:
-            data = json.loads(body)
-        except ValueError as exc:
-            raise ApiError(400, "invalid_json", f"body is not valid JSON: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ApiError(400, "invalid_json", "body must be a JSON object")
+        data = json_object(body)
         message = data.get("message")
         if not isinstance(message, str) or not message.strip():
             raise ApiError(400, "missing_field", "`message` (non-empty string) is required")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -13,6 +15,17 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.headers = headers or {}
+
+
+def json_object(body: bytes) -> dict:
+    """A request body that must be a JSON object, or a 400 saying why not."""
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_json", f"body is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid_json", "body must be a JSON object")
+    return data
 
 
 def error_response(status: int, code: str, message: str, headers: dict | None = None) -> JSONResponse:

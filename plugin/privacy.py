@@ -19,8 +19,8 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from askdocs.errors import BuildError
-from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR, read_manifest
+from askdocs.errors import BuildError, ShardError
+from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR, Manifest, read_manifest
 
 _URL_BLOCK = re.compile(r"\s*<url>.*?</url>", re.S)
 _LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.S)
@@ -42,15 +42,19 @@ def check_private_dir(private_dir: Path, site_dir: Path) -> None:
             )
 
 
+def _existing(private_dir: Path) -> Manifest | None:
+    if not (private_dir / MANIFEST).is_file():
+        return None
+    try:
+        return read_manifest(private_dir)
+    except ShardError:
+        return None
+
+
 def check_owner(private_dir: Path, owner: str) -> None:
     """Two sites must not share one private folder (the second would overwrite the first)."""
-    if not (private_dir / MANIFEST).is_file():
-        return
-    try:
-        manifest = read_manifest(private_dir)
-    except Exception:
-        return
-    if manifest.owner not in (None, owner):
+    manifest = _existing(private_dir)
+    if manifest is not None and manifest.owner not in (None, owner):
         raise BuildError(
             f"the private shard folder {private_dir} holds the restricted pages of another site "
             f"({manifest.owner}); give each site its own folder with the `private_dir` plugin "
@@ -60,13 +64,8 @@ def check_owner(private_dir: Path, owner: str) -> None:
 
 def remove_stale_private_set(private_dir: Path, owner: str, log: logging.Logger) -> None:
     """A site with no restricted pages keeps no private set from an earlier build."""
-    if not (private_dir / MANIFEST).is_file():
-        return
-    try:
-        manifest = read_manifest(private_dir)
-    except Exception:
-        return
-    if manifest.visibility == "private" and manifest.owner == owner:
+    manifest = _existing(private_dir)
+    if manifest is not None and manifest.visibility == "private" and manifest.owner == owner:
         shutil.rmtree(private_dir)
         log.info("no restricted pages any more; removed the old private set %s", private_dir)
 
