@@ -16,11 +16,14 @@ import json
 import math
 import re
 import threading
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from itertools import chain
 
+import lunr
 import lunr.stop_word_filter
 import lunr.trimmer
 import numpy as np
@@ -30,7 +33,7 @@ from lunr.index import Index
 from lunr.pipeline import Pipeline
 from lunr.query import Query
 from lunr.token import Token
-from lunr.tokenizer import Tokenizer
+from lunr.tokenizer import SEPARATOR_CHARS, Tokenizer
 
 from askdocs import porter
 
@@ -152,7 +155,117 @@ class LexicalDoc:
 
 
 def build_index(locale: str, docs: Iterable[LexicalDoc]) -> dict:
-    """Build a Lunr index and return its serialised (lunr.js-loadable) form."""
+    """Build a Lunr index and return its serialised (lunr.js-loadable) form.
+
+    Byte for byte what lunr.py's `Builder` serialises (`_build_index_reference`,
+    kept for the tests), three to four times faster: the text is split by one regex
+    instead of lunr's per-character tokenizer, each distinct word goes through
+    the index pipeline once (the functions are pure per token), term frequencies
+    are counted by `Counter` with no Token objects or metadata, and the BM25
+    field vectors are computed with the very float operations of
+    `Builder._create_field_vectors`.
+    """
+    pipeline = pipeline_for(locale)
+    fields = [name for name, _ in FIELDS]
+    boosts = [boost for _, boost in FIELDS]
+    terms_of = _TermCache(pipeline.index_fns).__getitem__
+    tokens = _LUNR_TOKEN.findall
+    # Builder.add: per field, term -> {ref: {}} (no metadata whitelist) in document order.
+    postings: list[defaultdict[str, dict]] = [defaultdict(dict) for _ in fields]
+    field_tfs: dict[str, tuple[int, Counter]] = {}  # "field/ref" -> (field slot, term frequencies)
+    every_tf: list[Counter] = []  # incl. any overwritten by a repeated ref: they numbered terms too
+    document_count = 0
+    for doc in docs:
+        ref = str(doc.ref)
+        document_count += 1
+        for slot, name in enumerate(fields):
+            # lunr's Tokenizer lowercases the whole string, then splits it on its separators.
+            words = tokens(lexical_text(getattr(doc, name)).lower())
+            tf = Counter(chain.from_iterable(map(terms_of, words)))
+            field_tfs[f"{name}/{ref}"] = (slot, tf)
+            every_tf.append(tf)
+            in_field = postings[slot]
+            for term in tf:
+                in_field[term][ref] = {}
+    # Terms are numbered in order of first appearance (Builder.term_index).
+    term_index = {term: i for i, term in enumerate(dict.fromkeys(chain.from_iterable(every_tf)))}
+
+    # Builder._calculate_average_field_lengths (no documents: 0 / 0 raises, as in lunr.py).
+    total = [0] * len(fields)
+    count = [0] * len(fields)
+    for slot, tf in field_tfs.values():
+        total[slot] += sum(tf.values())
+        count[slot] += 1
+    average = [total[slot] / count[slot] for slot in range(len(fields))]
+
+    # lunr.idf: documents with the term, counted once per field it occurs in.
+    idf = []
+    for term in term_index:
+        with_term = sum(len(in_field.get(term, ())) for in_field in postings)
+        x = (document_count - with_term + 0.5) / (with_term + 0.5)
+        idf.append(math.log(1 + abs(x)))
+
+    # Builder._create_field_vectors: k1 = 1.2, b = 0.75, field boost, document boost 1;
+    # entries sorted by term index, values rounded to 3 places (Vector.serialize rounds
+    # them again, which changes nothing).
+    k1, b = 1.2, 0.75
+    field_vectors = []
+    for field_ref, (slot, tf) in field_tfs.items():
+        elements: list[int | float] = []
+        field_vectors.append([field_ref, elements])
+        if not tf:
+            continue  # (an average field length of 0 is never divided by)
+        norm = k1 * (1 - b + b * (sum(tf.values()) / average[slot]))
+        boost = boosts[slot]
+        for index, freq in sorted(zip(map(term_index.__getitem__, tf), tf.values(), strict=True)):
+            score = idf[index] * ((k1 + 1) * freq) / (norm + freq)
+            score *= boost
+            elements += (index, round(score, 3))
+
+    inverted_index = []
+    for term in sorted(term_index):
+        posting: dict = {name: postings[slot].get(term) or {} for slot, name in enumerate(fields)}
+        posting["_index"] = term_index[term]
+        inverted_index.append([term, posting])
+    return {  # Index.serialize
+        "version": lunr.__TARGET_JS_VERSION__,
+        "fields": fields,
+        "fieldVectors": field_vectors,
+        "invertedIndex": inverted_index,
+        "pipeline": [fn.label for fn in pipeline.search_fns],
+    }
+
+
+# lunr's Tokenizer splits on lunr.tokenizer.SEPARATOR_CHARS; tokens are the runs between them.
+_LUNR_TOKEN = re.compile(f"[^{re.escape(SEPARATOR_CHARS)}]+")
+
+
+class _TermCache(dict):
+    """word -> the terms `Pipeline.run` makes of it as one token."""
+
+    def __init__(self, fns: tuple) -> None:
+        super().__init__()
+        self.fns = fns
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        tokens = [Token(word)]
+        for fn in self.fns:
+            results = []
+            for i, token in enumerate(tokens):
+                result = fn(token, i, tokens)
+                if not result:
+                    continue
+                if isinstance(result, (list, tuple)):
+                    results.extend(result)
+                else:
+                    results.append(result)
+            tokens = results
+        terms = self[word] = tuple(str(token) for token in tokens)
+        return terms
+
+
+def _build_index_reference(locale: str, docs: Iterable[LexicalDoc]) -> dict:
+    """`build_index` done by lunr.py's own Builder: the reference the fast build is tested against."""
     pipeline = pipeline_for(locale)
     builder = Builder()
     builder.pipeline.add(*pipeline.index_fns)

@@ -181,3 +181,137 @@ def test_stemming_is_thread_safe():
     finally:
         sys.setswitchinterval(interval)
     assert all(result == expected for result in results)
+
+
+# --- The fast index build against lunr.py's Builder (byte-identical serialisations) ---
+
+
+def _site_lexical_docs(shard_dir) -> dict[str, list[LexicalDoc]]:
+    """A built shard set's LexicalDocs per locale, made as plugin/builder.py's `_write` makes them."""
+    from askdocs.plugin.extract import strip_links
+
+    from askdocs.shards import ChunkRecord, PageRecord, chunk_text, read_manifest
+
+    manifest = read_manifest(shard_dir)
+
+    def parts(role):
+        files = manifest.files_with(role)
+        return [row for f in files for row in json.loads((shard_dir / f.path).read_text())]
+
+    pages = [PageRecord.from_json(p) for p in parts("pages")]
+    chunks = [ChunkRecord.from_json(c) for c in parts("chunks")]
+    docs: dict[str, list[LexicalDoc]] = {}
+    for i, c in enumerate(chunks):
+        page = pages[c.page]
+        docs.setdefault(page.locale, []).append(
+            LexicalDoc(str(i), page.title, " ".join(c.headings), strip_links(chunk_text(page, c)))
+        )
+    return docs
+
+
+def _assert_same_as_lunr_py(locale: str, docs: list[LexicalDoc]) -> bytes:
+    fast = lexical.dumps(build_index(locale, docs))
+    reference = lexical.dumps(lexical._build_index_reference(locale, docs))
+    assert fast == reference
+    return fast
+
+
+def test_fast_build_is_byte_identical_to_lunr_py_on_the_example_site(example_site):
+    shard_dirs = [example_site.shard_dir]
+    if (example_site.private_dir / "manifest.json").is_file():
+        shard_dirs.append(example_site.private_dir)
+    seen, indexed = set(), 0
+    for shard_dir in shard_dirs:
+        manifest = json.loads((shard_dir / "manifest.json").read_text())
+        lunr_files = [f for f in manifest["files"] if f["role"] == "lunr"]
+        stored = {f["locale"]: (shard_dir / f["path"]).read_bytes() for f in lunr_files}
+        docs = _site_lexical_docs(shard_dir)
+        assert set(docs) == set(stored)
+        for locale, locale_docs in docs.items():
+            indexed += len(locale_docs)
+            serialized = _assert_same_as_lunr_py(locale, locale_docs)
+            assert serialized == stored[locale]  # the docs above are the ones the build indexed
+            seen.add(locale)
+    assert seen == {"en", "es"}
+    assert indexed > 20
+
+
+EDGE_DOCS = [
+    LexicalDoc("0", "", "", ""),
+    LexicalDoc("1", "Only a title", "", ""),
+    LexicalDoc("2", "", "", "Only a body, body, BODY and body again: body body."),
+    LexicalDoc("3", "!!! ... ???", "--- - -- ---", "___ _ __init__ -_- _-_ ;;; :: // \\\\ ''' \"\" `` ~ #"),
+    LexicalDoc("4", "Café Ünïcödé", "ΑΣ.Β ΣΑΣ ΟΔΟΣ", "İstanbul ﬁle straße ǅemal Ⅻ ½ ² ①"),
+    LexicalDoc("5", "日本語のテキスト", "中文 标题", "한국어 본문, 日本語のテキスト。全角　スペース"),
+    LexicalDoc("6", "x" * 5000, "y" * 301 + "_" + "z" * 300, "a" * 20000 + " " + "b-" * 2000),
+    LexicalDoc("7", "agent agent agent", "agents agent agent's", " ".join(["agent"] * 500 + ["agents"] * 3)),
+    LexicalDoc("8", "well-known re-run", "--prefix -x --max-batch-size", "e-mail co-operate x-y-z - -- a--b"),
+    LexicalDoc("9", "3.1.0 7431", "1e-9 0x1F 10,000", "HTTP 404 TFX-1042 2024-01-31 v2 ipv4 3rd 1st 42"),
+    LexicalDoc("10", "__init__ _private", "TALLYFOX_API_TOKEN", "snake_case_name ___ _x_ a_b-c_d __"),
+    LexicalDoc("11", "The and of", "a to in is it", "the and of a to in is it be by for on or with that"),
+    LexicalDoc("12", "tab\there", "new\nline\r\ncr", "ff\fvt\vnbsp\xa0thin\u2009ideo\u3000em\u2003nl\u2028x"),
+    LexicalDoc("13", "Agent's \"quoted\" (paren) [x]", "httpx.AsyncClient", "path/to/file.py a.b.c @at #"),
+    LexicalDoc("14", "Instalación de los servidores", "¿Qué días?", "ñandú pingüino acción Éxito ÁRBOL"),
+    LexicalDoc("15", "Установка агента", "Настройки", "серверы сервер сервера — и в на"),
+    LexicalDoc("16", "Emoji 🙂 rocket🚀launch", "🙂", "a🙂b 👍🏽 ❤️ \u200b zero\u200bwidth soft\u00adhyphen"),
+    LexicalDoc("17", " ", "   ", "\n\n\t "),
+]
+ES_EDGE_DOCS = [
+    LexicalDoc("0", "Instalación", "Requisitos", "Instale el agente; ¿Qué días? ñandú, pingüino, acción."),
+    LexicalDoc("1", "de la que el en y", "los las del se", "a de en la que el y los del se las por un para"),
+    LexicalDoc("2", "", "", ""),
+    LexicalDoc("3", "Facturación", "Facturas-mensuales", "facturas facturar facturación FACTURADO fact_id"),
+    LexicalDoc("4", "ÁRBOL Árbol árbol", "MAYÚSCULAS", "¡Hola! «comillas» —raya— ¿pregunta? 2,5 GB 30 días"),
+    LexicalDoc("5", "日本語", "Ελληνικά", "Ünïcödé " + "á" * 3000),
+]
+JA_EDGE_DOCS = [
+    LexicalDoc("0", "ページ", "見出し", "本文 テキスト"),
+    LexicalDoc("1", "インストール手順", "要件", "サーバーに エージェントを インストールします。ポート 7431"),
+    LexicalDoc("2", "", "", "___ --- 本文"),
+    LexicalDoc("3", "English words too", "the and of", "TALLYFOX_API_TOKEN httpx.Client 本文 本文"),
+]
+
+
+@pytest.mark.parametrize(
+    "locale,docs",
+    [
+        ("en", EDGE_DOCS),
+        ("en", EN_DOCS),
+        ("en", [LexicalDoc("0", "The", "and", "of the a")]),  # every word a stop word
+        ("en", [LexicalDoc("0", "", "", "")]),  # nothing at all to index
+        ("en", [LexicalDoc("0", "The", "", "of"), LexicalDoc("1", "", "and", "x")]),  # a field of stop words
+        ("en", [LexicalDoc("7", "Solo", "", "one"), LexicalDoc("7", "Again", "x", "two")]),  # repeated ref
+        ("es", ES_EDGE_DOCS),
+        ("es", ES_DOCS),
+        ("es", EDGE_DOCS),
+        ("ja", JA_EDGE_DOCS),
+        ("ja", EDGE_DOCS),
+        ("ru", EDGE_DOCS),
+        ("de", EDGE_DOCS),
+    ],
+)
+def test_fast_build_is_byte_identical_to_lunr_py_on_edge_cases(locale, docs):
+    _assert_same_as_lunr_py(locale, docs)
+
+
+def test_fast_build_is_byte_identical_to_lunr_py_on_random_text():
+    import random
+
+    rng = random.Random(1042)
+    alphabet = list("abcdefghijklmnopqrstuvwxyz0123456789_-.,;:!?'\"()/ \t\nÁéíñüçßΣσςİı日本語ü") + [
+        "\xa0", "\u3000", "\u2003", "the ", " and ", " de ", " los ", "agent", "facturación", "--", "__",
+    ]  # fmt: skip
+
+    def text(n):
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(n)))
+
+    for locale in ("en", "es", "ja"):
+        docs = [LexicalDoc(str(i), text(20), text(60), text(600)) for i in range(150)]
+        _assert_same_as_lunr_py(locale, docs)
+
+
+def test_fast_build_without_documents_fails_like_lunr_py():
+    with pytest.raises(ZeroDivisionError):
+        lexical._build_index_reference("en", [])
+    with pytest.raises(ZeroDivisionError):
+        build_index("en", [])
