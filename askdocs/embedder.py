@@ -22,9 +22,10 @@ class Embedder:
     full ones.
     """
 
-    def __init__(self, info: ModelInfo, *, threads: int = 1, check_sha: bool = True) -> None:
+    def __init__(self, info: ModelInfo, *, threads: int = 1, check_sha: bool = True,
+                 reuse_check: bool = False) -> None:
         if check_sha:
-            verify(info)
+            verify(info, reuse=reuse_check)
         self.info = info
         self.threads = threads
         self._session: ort.InferenceSession | None = None  # loaded on first use

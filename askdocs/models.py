@@ -8,6 +8,7 @@ refuses a model whose sha256 differs.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -173,13 +174,34 @@ def locate(name_or_path: str | Path | None = None) -> ModelInfo:
     )
 
 
-def verify(info: ModelInfo) -> None:
-    """Check that the ONNX file on disk is the one the metadata describes."""
+STAMP_FILE = "askdocs-verified.json"
+
+
+def verify(info: ModelInfo, *, reuse: bool = False) -> None:
+    """Check that the ONNX file on disk is the one the metadata describes.
+
+    `reuse` (builds): a file hashed before and unchanged in size and mtime since
+    (per the stamp left beside it) is not hashed again. The runtime always hashes.
+    """
     if not info.onnx_path.is_file() or not info.tokenizer_path.is_file():
         raise ModelNotFound(
             f"model folder {info.path} is incomplete; run `askdocs model prepare {info.id}` again"
         )
-    actual = sha256_file(info.onnx_path)
+    stat = info.onnx_path.stat()
+    seen = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    stamp = info.path / STAMP_FILE
+    actual = None
+    if reuse:
+        try:
+            recorded = json.loads(stamp.read_text(encoding="utf-8"))
+            if {k: recorded.get(k) for k in seen} == seen:
+                actual = recorded.get("sha256")
+        except (OSError, ValueError):
+            actual = None
+    if actual is None:
+        actual = sha256_file(info.onnx_path)
+        with contextlib.suppress(OSError):  # a read-only model folder just hashes every time
+            stamp.write_text(json.dumps({**seen, "sha256": actual}), encoding="utf-8")
     if actual != info.sha256:
         raise ModelNotFound(
             f"model {info.id} at {info.path} is corrupt: sha256 {actual} != recorded "

@@ -154,7 +154,7 @@ class IndexBuilder:
         if self.options.model == AUTO:
             self.log.info("model auto: %s for locales %s", info.id, ",".join(sorted(locales)))
         threads = self.options.threads or os.cpu_count() or 1
-        self._embedder = Embedder(info, threads=threads)
+        self._embedder = Embedder(info, threads=threads, reuse_check=True)
         return self._embedder
 
     def add(self, raw: RawPage) -> ExtractedPage | None:
