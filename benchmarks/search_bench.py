@@ -244,7 +244,11 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
     corpus, embedder = load_corpus(str(shard_dir), None)
     load_s = time.perf_counter() - t0
     scope = make_scope(corpus, Reader.public())
-    raw = corpus.sets[0].shards.lunr
+    # The runtime drops the parsed Lunr JSON after load: read the shard files again.
+    raw = {
+        entry.locale: json.loads((shard_dir / entry.path).read_text(encoding="utf-8"))
+        for entry in corpus.manifest.files_with("lunr")
+    }
     # lunr.py itself is the baseline; the runtime's own lexical index (what hybrid_search
     # queries: askdocs' exact Lunr scorer since b14c87a) is timed beside it for reference.
     load_lunr = getattr(lexical, "load_lunr", lexical.load_index)
