@@ -291,44 +291,86 @@ def load_lunr(serialized: dict) -> Index:
     return Index.load(serialized)
 
 
-class LunrScorer:
-    """Scores a serialised Lunr index exactly as lunr.js and lunr.py do, faster and smaller.
+@dataclass(frozen=True)
+class Postings:
+    """A Lunr index flattened for scoring: per term, the documents that hold it (sorted)
+    and their BM25 weight summed over fields, in two flat arrays sliced by `offsets`.
+    The build writes it beside the Lunr JSON; the runtime memory-maps it."""
 
-    Lunr ranks documents by the cosine-normalised dot product of the query
-    vector with each field's precomputed BM25 vector, summed over fields.
-    lunr.py builds match objects and sparse vectors for every hit; this keeps
-    each term's postings as two numpy arrays (document, weight summed over
-    fields) built once at load. Exact-term queries only (askdocs never sends
-    wildcards, fuzziness or presence operators).
-    """
+    terms: list[str]
+    offsets: np.ndarray  # int64, len(terms) + 1
+    docs: np.ndarray  # int32
+    weights: np.ndarray  # float64
+    refs: list[str]
+    pipeline: list[str]
 
-    def __init__(self, serialized: dict) -> None:
-        register_pipelines()
-        self.fields: list[str] = list(serialized["fields"])
-        self._search_fns = [Pipeline.registered_functions[label] for label in serialized["pipeline"]]
+    @classmethod
+    def from_lunr(cls, serialized: dict) -> Postings:
+        fields = list(serialized["fields"])
         refs: dict[str, int] = {}
         vectors: dict[str, dict[int, float]] = {}
         for field_ref, values in serialized["fieldVectors"]:
-            ref = field_ref.partition("/")[2]
-            refs.setdefault(ref, len(refs))
+            refs.setdefault(field_ref.partition("/")[2], len(refs))
             vectors[field_ref] = dict(zip(values[0::2], values[1::2], strict=True))
-        self.refs: list[str] = list(refs)
-        self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        terms, offsets, docs, weights = [], [0], [], []
         for term, posting in serialized["invertedIndex"]:
             index = posting["_index"]
-            weights: dict[int, float] = {}
-            for field in self.fields:
+            summed: dict[int, float] = {}
+            for field in fields:
                 for ref in posting.get(field, {}):
                     doc = refs[ref]
-                    weights[doc] = weights.get(doc, 0.0) + vectors[f"{field}/{ref}"].get(index, 0.0)
-            docs = np.fromiter(weights, dtype=np.int32, count=len(weights))
-            order = np.argsort(docs)
-            values = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
-            self.postings[term] = (docs[order], values[order])
+                    summed[doc] = summed.get(doc, 0.0) + vectors[f"{field}/{ref}"].get(index, 0.0)
+            terms.append(term)
+            for doc in sorted(summed):
+                docs.append(doc)
+                weights.append(summed[doc])
+            offsets.append(len(docs))
+        return cls(terms, np.asarray(offsets, dtype=np.int64), np.asarray(docs, dtype=np.int32),
+                   np.asarray(weights, dtype=np.float64), list(refs), list(serialized["pipeline"]))
+
+    def meta_json(self) -> dict:
+        return {"terms": self.terms, "offsets": self.offsets.tolist(), "refs": self.refs,
+                "pipeline": self.pipeline}
+
+    def table(self) -> np.ndarray:
+        table = np.zeros(len(self.docs), dtype=POSTING_DTYPE)
+        table["doc"], table["weight"] = self.docs, self.weights
+        return table
+
+    @classmethod
+    def from_files(cls, meta: dict, table: np.ndarray) -> Postings:
+        return cls(meta["terms"], np.asarray(meta["offsets"], dtype=np.int64), table["doc"],
+                   table["weight"], meta["refs"], meta["pipeline"])
+
+
+POSTING_DTYPE = np.dtype([("doc", "<i4"), ("weight", "<f8")])
+
+
+class LunrScorer:
+    """Scores a Lunr index exactly as lunr.js and lunr.py do, faster and smaller.
+
+    Lunr ranks documents by the cosine-normalised dot product of the query
+    vector with each field's precomputed BM25 vector, summed over fields.
+    lunr.py builds match objects and sparse vectors for every hit; this adds
+    up flat posting arrays (`Postings`). Exact-term queries only (askdocs never
+    sends wildcards, fuzziness or presence operators).
+    """
+
+    def __init__(self, postings: Postings) -> None:
+        register_pipelines()
+        self._search_fns = [Pipeline.registered_functions[label] for label in postings.pipeline]
+        self.refs = postings.refs
+        self._data = postings
+        self._slots = {term: i for i, term in enumerate(postings.terms)}
 
     @property
     def terms(self) -> set[str]:
-        return set(self.postings)
+        return set(self._slots)
+
+    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        i = self._slots[term]
+        start, end = int(self._data.offsets[i]), int(self._data.offsets[i + 1])
+        return self._data.docs[start:end], self._data.weights[start:end]
 
     def _pipeline(self, term: str) -> list[str]:
         tokens = [Token(term)]
@@ -340,14 +382,15 @@ class LunrScorer:
         weights: dict[str, float] = {}
         for term in terms:
             for processed in self._pipeline(term):
-                if processed in self.postings:
+                if processed in self._slots:
                     weights[processed] = weights.get(processed, 0.0) + 1.0
         if not weights:
             return []
         norm = math.sqrt(sum(w * w for w in weights.values()))
         scores = np.zeros(len(self.refs), dtype=np.float64)
+        postings = {term: self._posting(term) for term in weights}
         for term, weight in weights.items():
-            docs, values = self.postings[term]
+            docs, values = postings[term]
             scores[docs] += values * (weight / norm)
         hit = np.flatnonzero(scores)
         if len(hit) > limit:
@@ -355,7 +398,7 @@ class LunrScorer:
         hit = hit[np.argsort(-scores[hit], kind="stable")]
         out = []
         for doc in hit.tolist():
-            matched = frozenset(t for t in weights if _contains(self.postings[t][0], doc))
+            matched = frozenset(t for t in weights if _contains(postings[t][0], doc))
             out.append((self.refs[doc], float(scores[doc]), matched))
         return out
 
@@ -366,7 +409,7 @@ def _contains(sorted_docs: np.ndarray, doc: int) -> bool:
 
 
 def load_index(serialized: dict) -> LunrScorer:
-    return LunrScorer(serialized)
+    return LunrScorer(Postings.from_lunr(serialized))
 
 
 def query_tokens(text: str) -> list[str]:

@@ -16,7 +16,10 @@ dir for restricted ones) holding `manifest.json` and content-addressed files:
   `titles.<sha8>.npy` / `title_scales.<sha8>.npy`: one vector per page title;
 - `lunr.<locale>.<sha8>.json`: a Lunr index per locale (ref = chunk position),
   and `search_docs.<locale>.<sha8>.json`: what the browser needs to turn
-  refs into links when it searches offline with lunr.js.
+  refs into links when it searches offline with lunr.js;
+- `lexical.<locale>.<sha8>.json` + `postings.<locale>.<sha8>.npy`: the same
+  index flattened for the runtime's scorer (terms, offsets, refs; a
+  memory-mappable array of (doc, weight)), so it never parses the Lunr JSON.
 
 Every file is listed in the manifest with its sha256; readers verify them.
 """
@@ -35,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from askdocs.errors import ShardError
+from askdocs.lexical import Postings
 
 FORMAT_NAME = "askdocs-shards"
 FORMAT_VERSION = 1
@@ -273,6 +277,7 @@ class ShardSet:
     title_vectors: np.ndarray
     title_scales: np.ndarray
     lunr: dict[str, dict] = field(repr=False, default_factory=dict)
+    postings: dict[str, Postings] = field(repr=False, default_factory=dict)
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -339,11 +344,20 @@ def load_shards(folder: Path) -> ShardSet:
             f"shard set in {folder} is inconsistent: {len(chunks)} chunks but {len(vectors)} "
             f"vectors, {len(pages)} pages but {len(title_vectors)} title vectors"
         )
-    lunr_indexes = {
-        entry.locale: json.loads(_verified(folder, entry))
-        for entry in manifest.files_with("lunr")
-        if entry.locale
-    }
+    postings = {}
+    for entry in manifest.files_with("lexical"):
+        table = next((f for f in manifest.files_with("postings", entry.locale)), None)
+        if entry.locale and table is not None:
+            _verified(folder, table)
+            meta = json.loads(_verified(folder, entry))
+            array = np.load(folder / table.path, mmap_mode="r", allow_pickle=False)
+            postings[entry.locale] = Postings.from_files(meta, array)
+    # The Lunr JSON is for lunr.js; it is parsed only where no flattened postings came with it.
+    lunr_indexes = {}
+    for entry in manifest.files_with("lunr"):
+        data = _verified(folder, entry)
+        if entry.locale and entry.locale not in postings:
+            lunr_indexes[entry.locale] = json.loads(data)
     for entry in manifest.files:
         if entry.role in ("widget", "lunr_js", "model", "search_docs"):
             _verified(folder, entry)
@@ -359,5 +373,6 @@ def load_shards(folder: Path) -> ShardSet:
         title_vectors,
         title_scales,
         lunr_indexes,
+        postings,
     )
 

@@ -490,11 +490,12 @@ def rss_breakdown_worker(shard_dir: str, out: str) -> None:
 
     stages.append(("+ runtime modules", rss_mb()["rss"]))
     shards = load_shards(Path(shard_dir))
-    stages.append(("+ shard JSON parsed (pages, chunks, lunr dicts)", rss_mb()["rss"]))
-    indexes = {loc: lexical.load_index(d) for loc, d in shards.lunr.items()}
-    stages.append(("+ lexical indexes (the runtime's load_index)", rss_mb()["rss"]))
+    stages.append(("+ shards loaded (pages, chunks, postings; lunr JSON only if needed)", rss_mb()["rss"]))
+    indexes = {loc: lexical.LunrScorer(p) for loc, p in shards.postings.items()}
+    indexes.update({loc: lexical.load_index(d) for loc, d in shards.lunr.items()})
+    stages.append(("+ lexical scorers", rss_mb()["rss"]))
     shards.lunr = {}
-    stages.append(("- serialized lunr dicts dropped", rss_mb()["rss"]))
+    stages.append(("- serialized lunr dicts dropped (older shard sets)", rss_mb()["rss"]))
     dense = DenseMatrix(shards.vectors), DenseMatrix(shards.title_vectors)
     stages.append(("+ DenseMatrix (float32 copy when <= 120k rows)", rss_mb()["rss"]))
     embedder = Embedder(resolve_model(shards.manifest, Path(shard_dir)), threads=1)

@@ -7,6 +7,8 @@ version from start to end.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +19,7 @@ from lunr.index import Index
 
 from askdocs.embedder import Embedder
 from askdocs.errors import ModelMismatch, ShardError
-from askdocs.lexical import load_index, stem_terms
+from askdocs.lexical import LunrScorer, load_index, stem_terms
 from askdocs.models import ModelInfo, locate, verify
 from askdocs.remote import materialize
 from askdocs.shards import ChunkRecord, Manifest, PageRecord, ShardSet, chunk_text, load_shards
@@ -160,8 +162,10 @@ def _loaded(shards: ShardSet, locales: list[str]) -> LoadedSet:
     page_locale = np.array([position[p.locale] for p in shards.pages], dtype=np.int16)
     chunk_page = np.array([c.page for c in shards.chunks], dtype=np.int32)
     chunk_locale = page_locale[chunk_page] if len(chunk_page) else np.zeros(0, np.int16)
-    scorers = {loc: load_index(data) for loc, data in shards.lunr.items()}
-    shards.lunr.clear()  # the parsed JSON is not needed once the scorers hold the postings
+    scorers = {loc: LunrScorer(postings) for loc, postings in shards.postings.items()}
+    for loc, data in shards.lunr.items():  # older shard sets: flatten the Lunr JSON here
+        scorers.setdefault(loc, load_index(data))
+    shards.lunr.clear()
     return LoadedSet(
         shards=shards,
         lunr=scorers,
@@ -215,5 +219,13 @@ def load_corpus(index: str, private: str | None, embedder: Embedder | None = Non
     loaded = [_loaded(s, locales) for s in shard_sets]
     version = "+".join(s.manifest.version_key for s in shard_sets)
     corpus = Corpus(loaded, public.manifest, model, version, locales, sources)
+    _return_freed_memory()
     log.info("loaded index %s: %s", version, corpus.summary()["counts"])
     return corpus, embedder
+
+
+def _return_freed_memory() -> None:
+    """Loading parses megabytes of JSON into short-lived objects; glibc keeps the freed
+    heap unless asked to give it back (a third of the RSS at 50k chunks)."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
+        ctypes.CDLL("libc.so.6").malloc_trim(0)

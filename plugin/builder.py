@@ -20,7 +20,7 @@ from askdocs.plugin.sitemaps import page_dates
 from askdocs import __version__
 from askdocs.embedder import Embedder, quantize
 from askdocs.errors import BuildError, ShardError
-from askdocs.lexical import LexicalDoc, build_index, dumps
+from askdocs.lexical import LexicalDoc, Postings, build_index, dumps
 from askdocs.models import AUTO, ModelInfo, choose_model, locate
 from askdocs.remote import materialize
 from askdocs.shards import (
@@ -410,7 +410,11 @@ class IndexBuilder:
                 for i, c in enumerate(data.chunks)
                 if data.pages[c.page].locale == locale
             ]
-            writer.add("lunr", dumps(build_index(locale, docs)), "json", locale=locale)
+            serialized = build_index(locale, docs)
+            writer.add("lunr", dumps(serialized), "json", locale=locale)
+            postings = Postings.from_lunr(serialized)  # what the runtime scores with
+            writer.add("lexical", json_bytes(postings.meta_json()), "json", locale=locale)
+            writer.add("postings", _npy(postings.table()), "npy", locale=locale)
             if visibility == "public":
                 writer.add("search_docs", json_bytes(_search_docs(data, locale)), "json", locale=locale)
         if visibility == "public" and self.options.copy_widget:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import numpy as np
 import pytest
 
 from askdocs import lexical
@@ -315,3 +316,22 @@ def test_fast_build_without_documents_fails_like_lunr_py():
         lexical._build_index_reference("en", [])
     with pytest.raises(ZeroDivisionError):
         build_index("en", [])
+
+
+def test_runtime_postings_are_the_lunr_index_flattened(example_site):
+    """The build's postings files score exactly like the Lunr JSON next to them."""
+    from askdocs.lexical import LunrScorer, Postings
+    from askdocs.shards import load_shards
+
+    shards = load_shards(example_site.shard_dir)
+    assert set(shards.postings) == {"en", "es"} and shards.lunr == {}  # no JSON parsed
+    manifest = json.loads((example_site.shard_dir / "manifest.json").read_text())
+    for entry in (f for f in manifest["files"] if f["role"] == "lunr"):
+        serialized = json.loads((example_site.shard_dir / entry["path"]).read_text())
+        fresh, stored = Postings.from_lunr(serialized), shards.postings[entry["locale"]]
+        assert fresh.terms == stored.terms and fresh.refs == stored.refs
+        assert np.array_equal(fresh.offsets, stored.offsets) and np.array_equal(fresh.docs, stored.docs)
+        assert np.array_equal(fresh.weights, stored.weights)
+        assert isinstance(stored.docs.base, np.memmap) or isinstance(stored.docs, np.memmap)
+        for query in (["install", "windows"], ["webhook", "proxy"], ["retención"], ["tfx", "1042"]):
+            assert search_terms(LunrScorer(stored), query) == search_terms(load_index(serialized), query)
