@@ -104,7 +104,7 @@ class Corpus:
             for loaded in self.sets:
                 index = loaded.lunr.get(locale)
                 if index is not None:
-                    terms.update(index.postings)
+                    terms.update(index.terms)
             found = self._vocabularies[locale] = frozenset(terms)
         return found
 
