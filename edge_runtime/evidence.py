@@ -321,6 +321,11 @@ def _line_offset(content: str, line: int) -> int:
     return offset
 
 
+def _evidence_terms(locale: str, evidence: list[Evidence]) -> set[str]:
+    """What the top evidence talks about (its text and headings), as index terms."""
+    return _stems(locale, " ".join(e.text + " " + e.heading for e in evidence[:4]))
+
+
 def _stems(locale: str, text: str) -> set[str]:
     return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
 
@@ -366,9 +371,11 @@ def features(
     locale: str,
     vocabulary: frozenset[str] | None,
     question: str,
+    evidence_terms: set[str] | None = None,
 ) -> dict[str, float]:
     """The signals confidence is computed from (all in roughly [0, 1] or z units)."""
-    evidence_terms = _stems(locale, " ".join(e.text + " " + e.heading for e in evidence[:4]))
+    if evidence_terms is None:
+        evidence_terms = _evidence_terms(locale, evidence)
     coverage = len(terms & evidence_terms) / len(terms) if terms else 0.5
     dense_top = max((h.dense_score for h in outcome.hits[:5]), default=0.0)
     mean, std = outcome.dense_stats or (0.0, 0.0)
@@ -409,9 +416,9 @@ def assess(
     """Confidence in [0, 1] that the evidence answers the question, and why."""
     if not evidence or not outcome.hits:
         return 0.0, {"reason": "no candidates"}
-    signals = features(outcome, evidence, terms, identifiers, locale, vocabulary, question)
+    evidence_terms = _evidence_terms(locale, evidence)
+    signals = features(outcome, evidence, terms, identifiers, locale, vocabulary, question, evidence_terms)
     confidence = model.predict(signals)
-    evidence_terms = _stems(locale, " ".join(e.text + " " + e.heading for e in evidence[:4]))
     signals = {k: round(v, 4) for k, v in signals.items()}
     signals["missing_terms"] = sorted(terms - evidence_terms)
     return round(confidence, 4), signals
