@@ -19,7 +19,7 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from itertools import chain
 
@@ -369,6 +369,33 @@ class LunrScorer:
     @property
     def terms(self) -> set[str]:
         return set(self._slots)
+
+    def document_frequencies(self, terms: Iterable[str], visible: np.ndarray | None = None
+                             ) -> tuple[dict[str, int], int]:
+        """How many documents hold each (index) term, and how many documents there are;
+        with `visible` (a mask over document refs as positions), only the visible ones."""
+        if visible is None:
+            counts = {t: self._count(t) for t in terms}
+            return counts, len(self.refs)
+        seen = visible[self._positions]
+        counts = {}
+        for term in terms:
+            i = self._slots.get(term)
+            if i is not None:
+                start, end = int(self._data.offsets[i]), int(self._data.offsets[i + 1])
+                counts[term] = int(seen[self._data.docs[start:end]].sum())
+            else:
+                counts[term] = 0
+        return counts, int(seen.sum())
+
+    def _count(self, term: str) -> int:
+        i = self._slots.get(term)
+        return 0 if i is None else int(self._data.offsets[i + 1] - self._data.offsets[i])
+
+    @cached_property
+    def _positions(self) -> np.ndarray:
+        """Document number → the integer its ref names (askdocs refs are chunk positions)."""
+        return np.array([int(ref) for ref in self.refs], dtype=np.int64)
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         i = self._slots[term]

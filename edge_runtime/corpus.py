@@ -94,19 +94,6 @@ class Corpus:
     version: str
     locales: list[str]
     sources: list[str] = field(default_factory=list)
-    _vocabularies: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
-
-    def vocabulary(self, locale: str) -> frozenset[str]:
-        """Every index term of a locale, across shard sets (cached)."""
-        found = self._vocabularies.get(locale)
-        if found is None:
-            terms: set[str] = set()
-            for loaded in self.sets:
-                index = loaded.lunr.get(locale)
-                if index is not None:
-                    terms.update(index.terms)
-            found = self._vocabularies[locale] = frozenset(terms)
-        return found
 
     @property
     def default_locale(self) -> str:

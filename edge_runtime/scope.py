@@ -60,6 +60,21 @@ class Scope:
         loaded = self.corpus.sets[set_index]
         return mask & (loaded.chunk_locale == self.corpus.locales.index(locale))
 
+    def document_frequencies(self, locale: str, terms: set[str]) -> tuple[dict[str, int], int]:
+        """Visible chunks of a locale holding each index term, and visible chunks in all:
+        what the reader's docs talk about (restricted text never moves these numbers)."""
+        counts = dict.fromkeys(terms, 0)
+        total = 0
+        for set_index, loaded in enumerate(self.corpus.sets):
+            index = loaded.lunr.get(locale)
+            if index is None:
+                continue
+            found, documents = index.document_frequencies(terms, self.chunk_masks[set_index])
+            total += documents
+            for term, count in found.items():
+                counts[term] += count
+        return counts, total
+
     def page_mask(self, set_index: int, locale: str | None) -> np.ndarray:
         mask = self.page_masks[set_index]
         if locale is None:

@@ -8,6 +8,8 @@ import pytest
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.search import RankWeights, hybrid_search, identifier_tokens
 
+from askdocs import lexical
+
 
 def pages(corpus, outcome) -> list[str]:
     seen = []
@@ -134,3 +136,16 @@ def test_restricted_pages_only_for_their_group(example_corpus, public_scope, sta
     assert not any("internal" in url for url in public)
     staff = pages(corpus, hybrid_search(staff_scope, embedder, query, "en", 20))
     assert "/internal/runbook/" in staff[:3]
+
+
+def test_term_statistics_count_only_what_the_reader_may_see(public_scope, staff_scope):
+    """Confidence weighs question terms by how rare they are in the reader's docs: the
+    restricted runbook's words must not exist for a public reader, even as a count."""
+    terms = set(lexical.stem_terms("en", "heron marigold install"))
+    public, public_total = public_scope.document_frequencies("en", terms)
+    staff, staff_total = staff_scope.document_frequencies("en", terms)
+    (heron,), (install,) = lexical.stem_terms("en", "heron"), lexical.stem_terms("en", "install")
+    assert public[heron] == 0 and staff[heron] > 0
+    assert staff[install] >= public[install] > 0
+    assert staff_total > public_total > 0
+    assert public_scope.document_frequencies("en", {"zzzunknownzzz"})[0] == {"zzzunknownzzz": 0}
