@@ -290,6 +290,7 @@ class ChatService:
             investigation.identifiers,
             relevance,
             focus,
+            investigation.term_weights,
         )
         if not text:
             return Answer(refusal(locale, investigation.checked), False, mode, [], support, extra)

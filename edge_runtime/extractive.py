@@ -113,6 +113,7 @@ def compose(
     identifiers: list[str],
     relevance: Callable[[list[str]], list[float]] | None = None,
     focus: set[str] | None = None,
+    term_weights: dict[str, float] | None = None,
 ) -> tuple[str, list[Evidence]]:
     """The answer text and the evidence it quotes (its citations).
 
@@ -120,8 +121,11 @@ def compose(
     (the dense model); units are scored by it together with term overlap.
     `focus`: the terms of a follow-up's own words ("and on Windows?"), which count
     double against those borrowed from the earlier question.
+    `term_weights`: how telling each key term is in these docs (`Investigation.term_weights`):
+    "memory" says more than "server" in a server product's docs.
     """
     focus = focus or set()
+    rarity = term_weights or {}
     if not evidence:
         return "", []
     procedural = bool(_PROCEDURAL.search(question))
@@ -147,10 +151,11 @@ def compose(
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
-        score = sum(_weight(t, focus) / math.sqrt(frequency[t]) for t in matched)
+        score = sum(_weight(t, focus) * rarity.get(t, 1.0) / math.sqrt(frequency[t]) for t in matched)
         # The section heading speaks for its body ("## TFX-2210" then "Batch too large.").
         score += 0.5 * sum(
-            1.0 / math.sqrt(frequency.get(t, 1)) for t in (headings[unit.evidence] & key_terms) - matched
+            rarity.get(t, 1.0) / math.sqrt(frequency.get(t, 1))
+            for t in (headings[unit.evidence] & key_terms) - matched
         )
         if dense is not None:
             score += DENSE_WEIGHT * dense[position]
