@@ -133,6 +133,16 @@ def test_paraphrase_without_shared_words(example_server):
     )
 
 
+def test_rare_terms_lead_the_answer(example_server):
+    """'memory' is what the question is about, not 'server' (on every page of a server
+    product) nor 'how much' (which frames an FAQ about disk space)."""
+    question = "How much memory does the machine hosting the server need at the very least?"
+    result = chat(example_server, question)
+    assert result["done"]["answered"]
+    assert "Server RAM" in result["text"] and "2 GB" in result["text"]
+    assert cited_pages(result)[0] == "/install/"
+
+
 def test_spanish_answers_in_spanish_from_spanish_pages(example_server):
     result = chat(example_server, "¿Cómo verifico que la instalación funciona?", locale="es")
     done = result["done"]
