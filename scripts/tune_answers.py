@@ -64,7 +64,14 @@ def score(cases) -> dict[str, float]:
     facts, precision, words = [], [], []
     for _, question, found, locale, relevance, focus in cases:
         text, cited = extractive.compose(
-            question.question, found.evidence, locale, found.key_terms, found.identifiers, relevance, focus
+            question.question,
+            found.evidence,
+            locale,
+            found.key_terms,
+            found.identifiers,
+            relevance,
+            focus,
+            found.term_weights,
         )
         facts.append(sum(fact_found(f, text) for f in question.facts) / len(question.facts))
         if cited:
