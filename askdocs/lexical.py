@@ -370,27 +370,14 @@ class LunrScorer:
     def terms(self) -> set[str]:
         return set(self._slots)
 
-    def document_frequencies(self, terms: Iterable[str], visible: np.ndarray | None = None
-                             ) -> tuple[dict[str, int], int]:
-        """How many documents hold each (index) term, and how many documents there are;
-        with `visible` (a mask over document refs as positions), only the visible ones."""
-        if visible is None:
-            counts = {t: self._count(t) for t in terms}
-            return counts, len(self.refs)
+    def document_frequencies(self, terms: Iterable[str], visible: np.ndarray) -> tuple[dict[str, int], int]:
+        """How many visible documents hold each (index) term, and how many are visible;
+        `visible` is a mask over the chunk positions the refs name."""
         seen = visible[self._positions]
-        counts = {}
-        for term in terms:
-            i = self._slots.get(term)
-            if i is not None:
-                start, end = int(self._data.offsets[i]), int(self._data.offsets[i + 1])
-                counts[term] = int(seen[self._data.docs[start:end]].sum())
-            else:
-                counts[term] = 0
+        counts = {
+            term: int(seen[self._posting(term)[0]].sum()) if term in self._slots else 0 for term in terms
+        }
         return counts, int(seen.sum())
-
-    def _count(self, term: str) -> int:
-        i = self._slots.get(term)
-        return 0 if i is None else int(self._data.offsets[i + 1] - self._data.offsets[i])
 
     @cached_property
     def _positions(self) -> np.ndarray:

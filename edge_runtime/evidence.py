@@ -312,11 +312,8 @@ def investigate(
             break
 
     ordered = sorted(collector.items, key=lambda e: -e.score)
-    frequencies = fs.scope.document_frequencies(locale, terms)
-    confidence, signals = assess(outcome, ordered, terms, identifiers, locale, frequencies, question)
-    weights = _term_weights(frequencies, terms)
-    mean = sum(weights.values()) / len(weights) if weights else 1.0
-    weights = {t: w / mean for t, w in weights.items()}
+    weights = term_weights(fs.scope.document_frequencies(locale, terms), terms)
+    confidence, signals = assess(outcome, ordered, terms, identifiers, locale, weights, question)
     checked = []
     for evidence in ordered[:4]:
         if evidence.label not in checked:
@@ -378,14 +375,17 @@ _WEAK_IDENTIFIER = re.compile(
 )
 
 
-def _term_weights(frequencies: tuple[dict[str, int], int], terms: set[str]) -> dict[str, float]:
-    """BM25 idf of the terms the reader's docs use (terms they never use are left out)."""
+def term_weights(frequencies: tuple[dict[str, int], int], terms: set[str]) -> dict[str, float]:
+    """How telling each key term is in the reader's docs: its BM25 idf over the visible chunks
+    (`Scope.document_frequencies`), divided by the mean; terms the docs never use are left out."""
     counts, documents = frequencies
-    return {
+    idf = {
         t: math.log(1 + (documents - counts[t] + 0.5) / (counts[t] + 0.5))
         for t in terms
         if counts.get(t, 0) > 0
     }
+    mean = sum(idf.values()) / len(idf) if idf else 1.0
+    return {t: w / mean for t, w in idf.items()}
 
 
 def features(
@@ -394,19 +394,17 @@ def features(
     terms: set[str],
     identifiers: list[str],
     locale: str,
-    frequencies: tuple[dict[str, int], int] | None,
+    weights: dict[str, float] | None,
     question: str,
     evidence_terms: set[str] | None = None,
 ) -> dict[str, float]:
     """The signals confidence is computed from (all in roughly [0, 1] or z units).
 
-    `frequencies`: per key term, the reader-visible chunks holding it, and their count
-    (`Scope.document_frequencies`)."""
+    `weights`: `term_weights` of the key terms (None: every term known, all equal)."""
     if evidence_terms is None:
         evidence_terms = _evidence_terms(locale, evidence)
-    if frequencies is None:
-        frequencies = (dict.fromkeys(terms, 1), 2)
-    weights = _term_weights(frequencies, terms)
+    if weights is None:
+        weights = dict.fromkeys(terms, 1.0)
     total = sum(weights.values())
     coverage = sum(w for t, w in weights.items() if t in evidence_terms) / total if total else 0.5
     dense_top = max((h.dense_score for h in outcome.hits[:5]), default=0.0)
@@ -442,7 +440,7 @@ def assess(
     terms: set[str],
     identifiers: list[str],
     locale: str,
-    frequencies: tuple[dict[str, int], int] | None = None,
+    weights: dict[str, float] | None = None,
     question: str = "",
     model: ConfidenceModel = CONFIDENCE,
 ) -> tuple[float, dict]:
@@ -450,7 +448,7 @@ def assess(
     if not evidence or not outcome.hits:
         return 0.0, {"reason": "no candidates"}
     evidence_terms = _evidence_terms(locale, evidence)
-    signals = features(outcome, evidence, terms, identifiers, locale, frequencies, question, evidence_terms)
+    signals = features(outcome, evidence, terms, identifiers, locale, weights, question, evidence_terms)
     confidence = model.predict(signals)
     signals = {k: round(v, 4) for k, v in signals.items()}
     signals["missing_terms"] = sorted(terms - evidence_terms)

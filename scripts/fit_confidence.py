@@ -53,7 +53,7 @@ def collect():
                 found.key_terms,
                 found.identifiers,
                 outcome.locale,
-                searcher.scope.document_frequencies(outcome.locale, found.key_terms),
+                found.term_weights,
                 query,
             )
             top_pages = {e.page_url for e in found.evidence[:3]}
