@@ -12,7 +12,13 @@ from pathlib import Path
 
 from askdocs.edge_runtime.access import reader_from_header
 from askdocs.edge_runtime.chat import ChatRequest, ChatService
-from askdocs.edge_runtime.errors import ApiError, api_error_handler, error_response, json_object
+from askdocs.edge_runtime.errors import (
+    ApiError,
+    api_error_handler,
+    error_response,
+    http_error_handler,
+    json_object,
+)
 from askdocs.edge_runtime.eventlog import EventLog
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.holder import IndexHolder
@@ -24,6 +30,7 @@ from askdocs.edge_runtime.search import SearchOutcome, hybrid_search
 from askdocs.edge_runtime.settings import Settings
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -120,9 +127,12 @@ async def search_endpoint(request: Request) -> Response:
     rt = _runtime(request)
     live = rt.holder.state
     _, scope = rt.scope_for(request, live.corpus)
-    q = _text_param(request, "q", rt.settings.max_query_chars)
-    k = _int_param(request, "k", 10, 1, 50)
-    locale = _text_param(request, "locale", 32, required=False)
+    if request.method == "POST":
+        q, k, locale = _search_body(json_object(await _read_body(request, 16 * 1024)), rt.settings)
+    else:
+        q = _text_param(request, "q", rt.settings.max_query_chars)
+        k = _int_param(request, "k", 10, 1, 50)
+        locale = _text_param(request, "locale", 32, required=False)
     outcome = await run_in_threadpool(hybrid_search, scope, live.embedder, q, locale, k)
     rt.record_search(outcome)
     results = [result_json(live.corpus, outcome, hit) for hit in outcome.hits]
@@ -139,6 +149,24 @@ async def search_endpoint(request: Request) -> Response:
             "results": results,
         }
     )
+
+
+def _search_body(data: dict, settings: Settings) -> tuple[str, int, str | None]:
+    """`POST /api/search` {q, k?, locale?}: the GET's parameters, with the same checks."""
+    q = data.get("q")
+    if not isinstance(q, str) or not q.strip():
+        raise ApiError(400, "missing_field", "`q` (non-empty string) is required")
+    if len(q) > settings.max_query_chars:
+        raise ApiError(413, "too_large", f"`q` is over {settings.max_query_chars:,} characters")
+    k = data.get("k", 10)
+    if k is None:
+        k = 10
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 50:
+        raise ApiError(400, "bad_k", "`k` must be an integer between 1 and 50")
+    locale = data.get("locale")
+    if locale is not None and (not isinstance(locale, str) or len(locale) > 32):
+        raise ApiError(400, "bad_locale", "`locale` must be a string of at most 32 characters")
+    return q, k, locale or None
 
 
 async def chat_endpoint(request: Request) -> Response:
@@ -323,6 +351,10 @@ class Guard:
             rt.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
 
 
+async def _api_root(request: Request) -> Response:
+    raise HTTPException(404)
+
+
 async def _internal_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s", request.url.path, exc_info=exc)
     return error_response(500, "internal", f"internal error: {type(exc).__name__}")
@@ -333,16 +365,22 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
     # Fail at start-up, not on the first reader's question, if the model cannot embed.
     holder.state.embedder.vector("askdocs start-up check")
     runtime = Runtime(settings, holder)
+    api = [
+        Route("/search", search_endpoint, methods=["GET", "POST"]),
+        Route("/chat", chat_endpoint, methods=["POST"]),
+        Route("/feedback", feedback_endpoint, methods=["POST"]),
+        Route("/fs/ls", fs_ls),
+        Route("/fs/find", fs_find),
+        Route("/fs/cat", fs_cat),
+        Route("/fs/grep", fs_grep),
+    ]
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
-        Route("/api/search", search_endpoint),
-        Route("/api/chat", chat_endpoint, methods=["POST"]),
-        Route("/api/feedback", feedback_endpoint, methods=["POST"]),
-        Route("/api/fs/ls", fs_ls),
-        Route("/api/fs/find", fs_find),
-        Route("/api/fs/cat", fs_cat),
-        Route("/api/fs/grep", fs_grep),
+        # Everything under /api/ is answered here, never by the site's static files: an unknown
+        # path is a JSON 404, a wrong method a JSON 405 (see http_error_handler).
+        Mount("/api", routes=api),
+        Route("/api", _api_root, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
     ]
     site_dir = settings.site_dir
     if site_dir is None or not (Path(site_dir) / SHARD_DIR / "widget.js").is_file():
@@ -375,7 +413,11 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
             ),
             Middleware(Guard, runtime=runtime),
         ],
-        exception_handlers={ApiError: api_error_handler, Exception: _internal_error},
+        exception_handlers={
+            ApiError: api_error_handler,
+            HTTPException: http_error_handler,
+            Exception: _internal_error,
+        },
         lifespan=lifespan,
     )
     app.state.runtime = runtime

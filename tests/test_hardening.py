@@ -1,0 +1,143 @@
+"""Hardening of the HTTP surface (issue 11): every /api error is JSON, bodies cannot blow the
+parser, the client address cannot be forged, /healthz stays quiet for anonymous callers."""
+
+from __future__ import annotations
+
+import pytest
+from askdocs.edge_runtime.app import create_app
+from askdocs.edge_runtime.holder import IndexHolder
+from askdocs.edge_runtime.settings import Settings
+from starlette.testclient import TestClient
+
+ADMIN = "admin-token-for-tests-0123456789"
+
+
+@pytest.fixture(scope="module")
+def holder(example_site):
+    return IndexHolder(str(example_site.shard_dir), str(example_site.private_dir))
+
+
+def make_client(example_site, holder, env: dict | None = None, **overrides) -> TestClient:
+    values = {
+        "index": str(example_site.shard_dir),
+        "private": str(example_site.private_dir),
+        "site_dir": example_site.site_dir,
+        "rate_limit": None,
+        "reload_interval": 0.0,
+        **overrides,
+    }
+    return TestClient(create_app(Settings.from_env(env=env or {}, **values), holder))
+
+
+@pytest.fixture(scope="module")
+def client(example_site, holder):
+    with make_client(example_site, holder) as test_client:
+        yield test_client
+
+
+def assert_json_error(response, status: int) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json"), response.headers
+    error = response.json()["error"]
+    assert error["code"] and error["message"]
+    return error
+
+
+# -- finding 4: some errors were the site's HTML 404 or a text/plain 405 ------------------------
+@pytest.mark.parametrize(
+    "method,path,status",
+    [
+        ("GET", "/api/chat", 405),
+        ("GET", "/api/feedback", 405),
+        ("PUT", "/api/search", 405),
+        ("DELETE", "/api/feedback", 405),
+        ("PATCH", "/api/fs/grep", 405),
+        ("GET", "/api/nope", 404),
+        ("POST", "/api/nope", 404),
+        ("GET", "/api/fs/", 404),
+        ("GET", "/api", 404),
+    ],
+)
+def test_every_api_error_is_json(client, method, path, status):
+    error = assert_json_error(client.request(method, path), status)
+    assert error["code"] == {404: "not_found", 405: "method_not_allowed"}[status]
+
+
+def test_a_wrong_method_names_the_allowed_ones(client):
+    response = client.put("/api/search")
+    assert "GET" in response.headers["allow"] and "POST" in response.headers["allow"]
+
+
+def test_the_site_still_serves_its_own_pages_and_404(client):
+    assert client.get("/install/").headers["content-type"].startswith("text/html")
+    missing = client.get("/no-such-page/")
+    assert missing.status_code == 404 and not missing.headers["content-type"].startswith("application/json")
+
+
+def test_an_unhandled_error_is_a_json_500(example_site, holder, monkeypatch):
+    from askdocs.edge_runtime import app as app_module
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaboom /srv/secret/path")
+
+    monkeypatch.setattr(app_module, "hybrid_search", boom)
+    with make_client(example_site, holder) as failing:
+        test_client = TestClient(failing.app, raise_server_exceptions=False)
+        error = assert_json_error(test_client.get("/api/search", params={"q": "x"}), 500)
+        assert "/srv/secret" not in error["message"]
+
+
+# -- finding 2: deeply nested JSON was a 500 (RecursionError) --------------------------------------
+def nested(depth: int) -> bytes:
+    return b'{"message": "hi", "x": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+@pytest.mark.parametrize("path", ["/api/chat", "/api/feedback", "/api/search"])
+def test_deep_json_is_a_400(client, path):
+    error = assert_json_error(
+        client.post(path, content=nested(1000), headers={"Content-Type": "application/json"}), 400
+    )
+    assert error["code"] == "too_deep"
+    # Nesting hidden inside a string does not count.
+    fine = client.post(
+        "/api/feedback", json={"answer_id": "a_1", "vote": "up", "comment": "[" * 1000}
+    )
+    assert fine.status_code == 204
+
+
+def test_json_with_too_many_keys_is_a_400(client):
+    body = {"message": "hi", **{f"k{i}": i for i in range(2000)}}
+    error = assert_json_error(client.post("/api/chat", json=body), 400)
+    assert error["code"] == "too_many_keys"
+
+
+# -- contract v1.1: POST /api/search with a JSON body behaves like the GET ------------------------
+def test_post_search_is_the_get(client):
+    get = client.get("/api/search", params={"q": "instalar en Windows", "k": 3, "locale": "es"}).json()
+    post = client.post("/api/search", json={"q": "instalar en Windows", "k": 3, "locale": "es"}).json()
+    for key in ("query", "locale", "results", "retrievers"):
+        assert post[key] == get[key]
+    default = client.post("/api/search", json={"q": "install"}).json()
+    assert default["locale"] == "en" and len(default["results"]) <= 10
+
+
+@pytest.mark.parametrize(
+    "body,status,code",
+    [
+        ({}, 400, "missing_field"),
+        ({"q": "  "}, 400, "missing_field"),
+        ({"q": 5}, 400, "missing_field"),
+        ({"q": "x", "k": 0}, 400, "bad_k"),
+        ({"q": "x", "k": "3"}, 400, "bad_k"),
+        ({"q": "x", "k": True}, 400, "bad_k"),
+        ({"q": "x", "locale": 7}, 400, "bad_locale"),
+        ({"q": "x" * 1001}, 413, "too_large"),
+    ],
+)
+def test_post_search_errors(client, body, status, code):
+    assert assert_json_error(client.post("/api/search", json=body), status)["code"] == code
+
+
+def test_post_search_bad_json(client):
+    response = client.post("/api/search", content=b"[1]", headers={"Content-Type": "application/json"})
+    assert assert_json_error(response, 400)["code"] == "invalid_json"
