@@ -28,6 +28,7 @@ from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import ScopeCache
 from askdocs.edge_runtime.search import SearchOutcome, hybrid_search
 from askdocs.edge_runtime.settings import Settings
+from askdocs.edge_runtime.state import SharedState
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -62,11 +63,16 @@ class Runtime:
         self.scopes = ScopeCache()
         self.fs_caches = FsCaches()
         self.retrievers = RetrieverHealth()
-        self.metrics = Metrics(self._caches)
+        self.shared = SharedState(settings)
+        self.metrics = Metrics(self._caches, self.state_figures)
         self.limiter = (
-            RateLimiter(settings.rate_limit, settings.client_ip_header) if settings.rate_limit else None
+            RateLimiter(
+                settings.rate_limit, settings.client_ip_header, self.shared.link, settings.rate_limit_fail
+            )
+            if settings.rate_limit
+            else None
         )
-        self.events = EventLog(settings.event_log, settings.log_questions)
+        self.events = EventLog(settings.event_log, settings.log_questions, self.shared.events)
         self.chat = ChatService(self)
         self.started = time.time()
 
@@ -77,6 +83,20 @@ class Runtime:
             self.scopes._lru,
             self.chat.answer_cache,
         ]
+
+    def state_figures(self) -> dict:
+        """Shared-state counters for /metrics (see Metrics)."""
+        link, events = self.shared.link, self.shared.events
+        return {
+            "redis_up": None if link is None else int(link.ok),
+            "redis_errors": {} if link is None else link.errors,
+            "redis_round_trips": None if link is None else link.round_trips,
+            "rate_limit_degraded": self.limiter.degraded if self.limiter else 0,
+            "answer_cache_skipped": self.chat.answer_cache.skipped,
+            "events_buffered": None if events is None else len(events.pending),
+            "events_dropped": None if events is None else events.dropped,
+            "events_written": None if events is None else events.written,
+        }
 
     def scope_for(self, request: Request, corpus):
         reader = reader_from_header(request.headers.get("authorization"), self.settings.jwt_secret)
@@ -193,7 +213,8 @@ async def feedback_endpoint(request: Request) -> Response:
         raise ApiError(400, "bad_vote", "`vote` must be `up` or `down`")
     if comment is not None and (not isinstance(comment, str) or len(comment) > 4000):
         raise ApiError(400, "bad_comment", "`comment` must be a string of at most 4,000 characters")
-    rt.events.feedback(answer_id, vote, comment, known=rt.chat.knows(answer_id))
+    known = rt.chat.knows(answer_id) or await rt.events.knows(answer_id)
+    rt.events.feedback(answer_id, vote, comment, known=known)
     return Response(status_code=204)
 
 
@@ -276,6 +297,12 @@ async def healthz(request: Request) -> Response:
                 },
             },
             "synthesizer": llm,
+            "shared_state": {
+                **rt.shared.health(),
+                "rate_limit": None
+                if rt.limiter is None
+                else {"fail": rt.settings.rate_limit_fail, "degraded_decisions": rt.limiter.degraded},
+            },
             "reload": {
                 "loaded_at": live.loaded_at,
                 "reloads": rt.holder.reloads,
@@ -328,8 +355,19 @@ class Guard:
         )
         rt = self.runtime
         if rt.limiter is not None and path.startswith("/api/") and scope["method"] != "OPTIONS":
-            allowed, retry = rt.limiter.hit(Request(scope))
-            if not allowed:
+            decision = await rt.limiter.hit(Request(scope))
+            if decision.backend == "closed":
+                rt.metrics.requests.labels(endpoint, "503").inc()
+                response = error_response(
+                    503,
+                    "rate_limit_unavailable",
+                    "the shared rate limit cannot be checked right now; retry shortly",
+                    {"Retry-After": "1"},
+                )
+                await response(scope, receive, send)
+                return
+            if not decision.allowed:
+                retry = decision.retry_after
                 rt.metrics.requests.labels(endpoint, "429").inc()
                 response = error_response(
                     429, "rate_limited", f"too many requests; retry in {retry}s", {"Retry-After": str(retry)}
@@ -393,6 +431,8 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
         tasks = []
         if settings.reload_interval > 0:
             tasks.append(asyncio.create_task(_poll(runtime, settings.reload_interval)))
+        if runtime.shared.events is not None:
+            tasks.append(asyncio.create_task(runtime.shared.events.run()))
         loop = asyncio.get_running_loop()
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
             loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(_reload(runtime)))
@@ -400,6 +440,7 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
         for task in tasks:
             task.cancel()
         await runtime.chat.aclose()
+        await runtime.shared.aclose()
 
     app = Starlette(
         routes=routes,

@@ -14,7 +14,7 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from askdocs.edge_runtime import events, sse
 from askdocs.edge_runtime.conversation import (
@@ -33,6 +33,7 @@ from askdocs.edge_runtime.llm import LLMClient, LLMError, Sanitizer, ToolCall
 from askdocs.edge_runtime.lru import LRU
 from askdocs.edge_runtime.prompts import TOOLS, build_messages, tool_result_message
 from askdocs.edge_runtime.search import hybrid_search
+from askdocs.edge_runtime.state import answer_key
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import StreamingResponse
 
@@ -77,10 +78,14 @@ class ChatService:
     def __init__(self, runtime) -> None:
         self.rt = runtime
         settings = runtime.settings
-        self.answer_cache: LRU[tuple, Answer] = LRU(max(1, settings.answer_cache), name="answer")
+        self.answer_cache = runtime.shared.answers
         self.cache_enabled = settings.answer_cache > 0
         self._answer_ids: LRU[str, bool] = LRU(8192, name="answer_ids")
-        self.llm = LLMClient(settings.llm) if settings.llm else None
+        self.llm = (
+            LLMClient(settings.llm, budget=runtime.shared.token_budget(settings.llm.daily_token_budget))
+            if settings.llm
+            else None
+        )
         self.min_confidence = (
             settings.min_confidence if settings.min_confidence is not None else DEFAULT_MIN_CONFIDENCE
         )
@@ -200,17 +205,16 @@ class ChatService:
 
         query = search_query(request.message, request.history)
         record["search_query_rewritten"] = query != request.message
-        key = (
-            " ".join(query.lower().split()),
-            locale,
-            tuple(sorted(scope.groups)),
-            corpus.version,
-            self.synthesizer,
-        )
-        cached = self.answer_cache.get(key) if self.cache_enabled else None
+        key = answer_key(corpus.version, scope.groups, query, locale, self.synthesizer)
+        cached = await self.answer_cache.get(key) if self.cache_enabled else None
         if cached is not None:
             await self._deliver(
-                self._with_escalation(cached, reason, support), answer_id, emit, timing, record, cached=True
+                self._with_escalation(Answer(**cached), reason, support),
+                answer_id,
+                emit,
+                timing,
+                record,
+                cached=True,
             )
             return
 
@@ -257,8 +261,8 @@ class ChatService:
                 live.embedder,
                 query,
             )
-        if answer.mode != "extractive-fallback":
-            self.answer_cache.put(key, answer)
+        if answer.mode != "extractive-fallback" and self.cache_enabled:
+            await self.answer_cache.put(key, asdict(answer))
         await self._deliver(
             self._with_escalation(answer, reason, support),
             answer_id,
@@ -471,6 +475,7 @@ class ChatService:
         extra = {k: v for k, v in answer.extra.items() if k != "streamed"}
         if cached:
             extra["cached"] = True
+        extra["index_version"] = record.get("index_version")
         await emit(
             events.done(answer_id, answer.answered, answer.mode, answer.citations, answer.escalation, **extra)
         )

@@ -1,4 +1,8 @@
-"""A JSON-lines log of every answer and every vote: the loop back to the docs team."""
+"""A log of every answer and every vote: the loop back to the docs team.
+
+Records go to a JSON-lines file (`ASKDOCS_EVENT_LOG`) and, with Redis, to the
+shared event stream every replica writes (see `state.EventStream`).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,16 @@ import threading
 import time
 from pathlib import Path
 
+from askdocs.edge_runtime.state import EventStream
+
 log = logging.getLogger("askdocs.answers")
 
 
 class EventLog:
-    def __init__(self, path: Path | None, questions: str = "hash") -> None:
+    def __init__(self, path: Path | None, questions: str = "hash", stream: EventStream | None = None) -> None:
         self.path = Path(path) if path else None
         self.questions = questions
+        self.stream = stream
         self._lock = threading.Lock()
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -34,11 +41,17 @@ class EventLog:
                 record.get("escalation_reason"),
                 record.get("answer_id"),
             )
+        if self.stream is not None:
+            self.stream.add(line, record.get("answer_id") if record.get("type") == "answer" else None)
         if self.path is None:
             log.debug("%s", line)
             return
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
+
+    async def knows(self, answer_id: str) -> bool:
+        """Whether another replica logged this answer (feedback may reach any replica)."""
+        return self.stream is not None and await self.stream.knows(answer_id)
 
     def feedback(self, answer_id: str, vote: str, comment: str | None, known: bool) -> None:
         self.write(

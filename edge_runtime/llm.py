@@ -12,12 +12,12 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import httpx
 import json_repair
 from askdocs.edge_runtime.prompts import NO_ANSWER
 from askdocs.edge_runtime.settings import LLMSettings
+from askdocs.edge_runtime.state import LocalTokenBudget, RedisTokenBudget
 
 
 class LLMError(Exception):
@@ -55,30 +55,13 @@ class ToolCall:
         return value
 
 
-class TokenBudget:
-    """Tokens per UTC day; spent counts from usage reports (or an estimate)."""
-
-    def __init__(self, daily: int | None) -> None:
-        self.daily = daily
-        self.day = ""
-        self.spent = 0
-
-    def _roll(self) -> None:
-        today = datetime.now(UTC).date().isoformat()
-        if today != self.day:
-            self.day, self.spent = today, 0
-
-    def allows(self) -> bool:
-        self._roll()
-        return self.daily is None or self.spent < self.daily
-
-    def spend(self, tokens: int) -> None:
-        self._roll()
-        self.spent += max(0, tokens)
-
-
 class LLMClient:
-    def __init__(self, settings: LLMSettings, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        transport: httpx.AsyncBaseTransport | None = None,
+        budget: LocalTokenBudget | RedisTokenBudget | None = None,
+    ) -> None:
         self.settings = settings
         headers = {"Accept": "text/event-stream"}
         if settings.api_key:
@@ -92,7 +75,7 @@ class LLMClient:
             limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
         )
         self.supports_tools: bool | None = None
-        self.budget = TokenBudget(settings.daily_token_budget)
+        self.budget = budget or LocalTokenBudget(settings.daily_token_budget)
         self.last_error: str | None = None
         self.last_ok: float | None = None
 
@@ -100,7 +83,7 @@ class LLMClient:
         await self.http.aclose()
 
     async def stream(self, messages: list[dict], tools: list[dict] | None = None) -> AsyncIterator[Delta]:
-        if not self.budget.allows():
+        if not await self.budget.allows():
             raise LLMError("budget", f"daily token budget of {self.budget.daily:,} reached")
         body: dict = {
             "model": self.settings.model,
@@ -143,13 +126,13 @@ class LLMClient:
                     if chunk.get("usage"):
                         usage_seen = True
                         usage = chunk["usage"]
-                        self.budget.spend(int(usage.get("total_tokens") or 0))
+                        await self.budget.spend(int(usage.get("total_tokens") or 0))
                         yield Delta("usage", usage=usage)
                     for choice in chunk.get("choices") or []:
                         delta = choice.get("delta") or {}
                         if delta.get("content"):
                             if not usage_seen:
-                                self.budget.spend(max(1, len(delta["content"]) // 4))
+                                await self.budget.spend(max(1, len(delta["content"]) // 4))
                             yield Delta("text", text=delta["content"])
                         for call in delta.get("tool_calls") or []:
                             function = call.get("function") or {}

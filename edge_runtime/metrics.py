@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 from askdocs.edge_runtime.lru import LRU
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 
@@ -24,8 +24,50 @@ class _CacheCollector(Collector):
         yield misses
 
 
+class _StateCollector(Collector):
+    """Shared-state health (Redis reachability, degraded decisions, buffered and lost events)."""
+
+    def __init__(self, figures: Callable[[], dict]) -> None:
+        self.figures = figures
+
+    def collect(self):
+        f = self.figures()
+        if f["redis_up"] is not None:
+            yield _gauge("askdocs_redis_up", "1 when the last Redis call succeeded", f["redis_up"])
+            errors = CounterMetricFamily("askdocs_redis_errors", "Failed Redis calls", labels=["store"])
+            for store, count in sorted(f["redis_errors"].items()):
+                errors.add_metric([store], count)
+            yield errors
+            yield CounterMetricFamily(
+                "askdocs_redis_round_trips", "Redis round trips", value=f["redis_round_trips"]
+            )
+            yield _gauge("askdocs_events_buffered", "Events waiting for Redis", f["events_buffered"])
+            yield CounterMetricFamily(
+                "askdocs_events_dropped",
+                "Events lost (buffer full while Redis was away)",
+                value=f["events_dropped"],
+            )
+            yield CounterMetricFamily(
+                "askdocs_events_written", "Events written to the Redis stream", value=f["events_written"]
+            )
+        yield CounterMetricFamily(
+            "askdocs_rate_limit_degraded",
+            "Rate-limit decisions taken without Redis (local counters or fail closed)",
+            value=f["rate_limit_degraded"],
+        )
+        yield CounterMetricFamily(
+            "askdocs_answer_cache_skipped",
+            "Answer cache lookups skipped (Redis away)",
+            value=f["answer_cache_skipped"],
+        )
+
+
+def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, doc, value=value)
+
+
 class Metrics:
-    def __init__(self, caches: Callable[[], Iterable[LRU]]) -> None:
+    def __init__(self, caches: Callable[[], Iterable[LRU]], state: Callable[[], dict] | None = None) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter("askdocs_requests", "HTTP requests", ["endpoint", "status"], registry=r)
@@ -54,6 +96,8 @@ class Metrics:
             registry=r,
         )
         r.register(_CacheCollector(caches))
+        if state is not None:
+            r.register(_StateCollector(state))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -1,20 +1,55 @@
-"""Per-client rate limiting with `limits`, keyed on the client address (not on client claims)."""
+"""Per-client rate limiting with `limits`, keyed on the client address (not on client claims).
+
+Counters live in this process, or in Redis (shared by every replica) when a
+`RedisLink` is given. When Redis cannot be asked, `fail="open"` (the default)
+lets the request through under this replica's own counters, so a client keeps
+a limit (N per replica instead of N in total) and readers keep getting answers;
+`fail="closed"` refuses the request (503) instead, for deployments where the
+limit guards a paid LLM bill.
+"""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
+from askdocs.edge_runtime.state import PREFIX, RedisLink, Unavailable
 from limits import parse
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
+from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.strategies import MovingWindowRateLimiter
 from starlette.requests import Request
 
 
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    retry_after: int
+    backend: str  # "redis" | "local" (this replica's counters) | "closed" (redis away, fail closed)
+
+
 class RateLimiter:
-    def __init__(self, rate: str, client_ip_header: str | None = None) -> None:
+    def __init__(
+        self,
+        rate: str,
+        client_ip_header: str | None = None,
+        link: RedisLink | None = None,
+        fail: str = "open",
+    ) -> None:
         self.item = parse(rate)
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        self.local = MovingWindowRateLimiter(MemoryStorage())
+        self.link = link
+        self.shared = None
+        if link is not None:
+            storage = RedisStorage(
+                "async+" + link.url,
+                implementation="redispy",
+                key_prefix=PREFIX + "ratelimit",
+                connection_pool=link.client.connection_pool,
+            )
+            self.shared = MovingWindowRateLimiter(storage)
+        self.fail = fail
         self.header = client_ip_header.lower() if client_ip_header else None
+        self.degraded = 0  # decisions taken without redis
 
     def client_key(self, request: Request) -> str:
         if self.header:
@@ -25,10 +60,23 @@ class RateLimiter:
                 return first
         return request.client.host if request.client else "unknown"
 
-    def hit(self, request: Request) -> tuple[bool, int]:
-        """(allowed, seconds until a slot frees up)."""
+    async def hit(self, request: Request) -> Decision:
         key = self.client_key(request)
-        if self.limiter.hit(self.item, key):
+        if self.shared is not None and self.link is not None:
+            shared = self.shared
+            try:
+                allowed, retry = await self.link.run("rate_limit", lambda _: self._hit(shared, key))
+                return Decision(allowed, retry, "redis")
+            except Unavailable:
+                self.degraded += 1
+                if self.fail == "closed":
+                    return Decision(False, 1, "closed")
+        allowed, retry = await self._hit(self.local, key)
+        return Decision(allowed, retry, "local")
+
+    async def _hit(self, limiter: MovingWindowRateLimiter, key: str) -> tuple[bool, int]:
+        """(allowed, seconds until a slot frees up)."""
+        if await limiter.hit(self.item, key):
             return True, 0
-        reset, _ = self.limiter.get_window_stats(self.item, key)
-        return False, max(1, int(reset - time.time()))
+        stats = await limiter.get_window_stats(self.item, key)
+        return False, max(1, int(stats.reset_time - time.time()))

@@ -26,6 +26,14 @@ KNOWN_ENV = {
     "ASKDOCS_LOG_QUESTIONS": "hash (default) or plain",
     "ASKDOCS_ANSWER_CACHE": "answers kept for repeated questions (0 disables)",
     "ASKDOCS_MIN_CONFIDENCE": "confidence below which the answer is a refusal",
+    "ASKDOCS_REDIS_URL": "redis:// or rediss:// URL: shared state for many replicas",
+    "ASKDOCS_REDIS_TIMEOUT": "seconds one Redis call may take before it counts as down (0.25)",
+    "ASKDOCS_RATE_LIMIT_FAIL": "open (default: per-replica counters) or closed (503) while Redis is down",
+    "ASKDOCS_ANSWER_CACHE_TTL": "seconds a cached answer lives (3600)",
+    "ASKDOCS_ANSWER_CACHE_BYTES": "byte budget of the answer cache (67108864)",
+    "ASKDOCS_EVENT_STREAM_MAXLEN": "answer-log records the Redis stream keeps (100000)",
+    "ASKDOCS_ADMIN_TOKEN": "bearer token for the admin routes (POST /admin/reload)",
+    "ASKDOCS_SHUTDOWN_GRACE": "seconds running answers get to finish on SIGTERM (10)",
 }
 
 
@@ -65,6 +73,14 @@ class Settings:
     event_log: Path | None = None
     log_questions: str = "hash"
     answer_cache: int = 512
+    answer_cache_ttl: float = 3600.0
+    answer_cache_bytes: int = 64 * 1024 * 1024
+    redis_url: str | None = None
+    redis_timeout: float = 0.25
+    rate_limit_fail: str = "open"
+    event_stream_maxlen: int = 100_000
+    admin_token: str | None = None
+    shutdown_grace: float = 10.0
     min_confidence: float | None = None
     max_query_chars: int = 1000
     max_chat_bytes: int = 64 * 1024
@@ -105,6 +121,22 @@ class Settings:
             values["log_questions"] = mode
         if env.get("ASKDOCS_ANSWER_CACHE"):
             values["answer_cache"] = int(_number(env, "ASKDOCS_ANSWER_CACHE"))
+        if env.get("ASKDOCS_ANSWER_CACHE_TTL"):
+            values["answer_cache_ttl"] = _number(env, "ASKDOCS_ANSWER_CACHE_TTL")
+        if env.get("ASKDOCS_ANSWER_CACHE_BYTES"):
+            values["answer_cache_bytes"] = int(_number(env, "ASKDOCS_ANSWER_CACHE_BYTES"))
+        if env.get("ASKDOCS_REDIS_URL"):
+            values["redis_url"] = env["ASKDOCS_REDIS_URL"].strip()
+        if env.get("ASKDOCS_REDIS_TIMEOUT"):
+            values["redis_timeout"] = _number(env, "ASKDOCS_REDIS_TIMEOUT")
+        if env.get("ASKDOCS_RATE_LIMIT_FAIL"):
+            values["rate_limit_fail"] = env["ASKDOCS_RATE_LIMIT_FAIL"].strip().lower()
+        if env.get("ASKDOCS_EVENT_STREAM_MAXLEN"):
+            values["event_stream_maxlen"] = int(_number(env, "ASKDOCS_EVENT_STREAM_MAXLEN"))
+        if env.get("ASKDOCS_ADMIN_TOKEN"):
+            values["admin_token"] = env["ASKDOCS_ADMIN_TOKEN"]
+        if env.get("ASKDOCS_SHUTDOWN_GRACE"):
+            values["shutdown_grace"] = _number(env, "ASKDOCS_SHUTDOWN_GRACE")
         if env.get("ASKDOCS_MIN_CONFIDENCE"):
             values["min_confidence"] = _number(env, "ASKDOCS_MIN_CONFIDENCE")
         base_url = env.get("OPENAI_BASE_URL")
@@ -135,6 +167,17 @@ class Settings:
         return settings
 
     def validate(self) -> None:
+        if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise AskdocsError(
+                f"ASKDOCS_REDIS_URL {self.redis_url!r} must start with redis://, rediss:// (TLS) or unix://"
+            )
+        if self.rate_limit_fail not in ("open", "closed"):
+            raise AskdocsError("ASKDOCS_RATE_LIMIT_FAIL must be `open` or `closed`")
+        if self.redis_timeout <= 0 or self.answer_cache_ttl <= 0 or self.shutdown_grace < 0:
+            raise AskdocsError(
+                "ASKDOCS_REDIS_TIMEOUT and ASKDOCS_ANSWER_CACHE_TTL must be positive, "
+                "ASKDOCS_SHUTDOWN_GRACE not negative"
+            )
         if self.rate_limit:
             from limits import parse
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything askdocs needs on a fresh machine (python3, node/npm, apt):
 # a virtualenv in .venv, askdocs with its export and test extras, the offline
-# embedding model, the Node packages the tests use and Debian's Chromium.
+# embedding model, the Node packages the tests use, Debian's Chromium, and
+# redis-server + nginx (the scale-out tests run real ones on 127.0.0.1).
 # Idempotent: a second run only checks.
 #   scripts/setup.sh            everything
 #   scripts/setup.sh --no-browser   skip Chromium and the Node test packages
@@ -53,5 +54,15 @@ if [ "$BROWSER" = 1 ]; then
     $SUDO apt-get update -q
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium
   fi
+fi
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ "${#missing[@]}" -gt 0 ]; then
+  step "installing ${missing[*]} for the scale-out tests (real processes on 127.0.0.1)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 step "setup complete"
