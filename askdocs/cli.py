@@ -89,7 +89,7 @@ def _report(args: argparse.Namespace) -> int:
         from askdocs.shards import load_shards
 
         pages = [p.url for p in load_shards(Path(args.site) / "_askdocs").pages]
-    print_report(Path(args.log), top=args.top, known_pages=pages)
+    print_report(Path(args.log) if args.log else None, top=args.top, known_pages=pages, redis_url=args.redis)
     return 0
 
 
@@ -167,7 +167,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(func=_eval)
 
     report = sub.add_parser("report", help="docs gaps from the answer log")
-    report.add_argument("log")
+    report.add_argument("log", nargs="?", help="JSON-lines answer log (ASKDOCS_EVENT_LOG)")
+    report.add_argument("--redis", metavar="URL", help="read the shared answer log from Redis instead")
     report.add_argument("--top", type=int, default=10)
     report.add_argument("--site", help="built site: list its pages that were never cited")
     report.set_defaults(func=_report)

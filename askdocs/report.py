@@ -1,4 +1,4 @@
-"""`askdocs report LOG`: what the answer log says the docs team should fix."""
+"""`askdocs report LOG` / `askdocs report --redis URL`: what the answer log says the docs team should fix."""
 
 from __future__ import annotations
 
@@ -7,6 +7,19 @@ from collections import Counter
 from pathlib import Path
 
 from askdocs.errors import AskdocsError
+
+
+def read_stream(url: str) -> tuple[list[dict], list[dict], int]:
+    """The shared answer log every replica writes to (a Redis Stream)."""
+    from askdocs.edge_runtime.state import read_stream as records
+
+    try:
+        found = records(url)
+    except Exception as exc:  # redis errors name the host and the cause
+        raise AskdocsError(f"cannot read the answer log from {url}: {exc}") from exc
+    answers = [r for r in found if r.get("type") == "answer"]
+    feedback = [r for r in found if r.get("type") == "feedback"]
+    return answers, feedback, 0
 
 
 def read_log(path: Path) -> tuple[list[dict], list[dict], int]:
@@ -79,13 +92,22 @@ def build_report(
     return report
 
 
-def print_report(path: Path, top: int = 10, known_pages: list[str] | None = None) -> None:
-    answers, feedback, broken = read_log(path)
+def print_report(
+    path: Path | None, top: int = 10, known_pages: list[str] | None = None, redis_url: str | None = None
+) -> None:
+    if redis_url:
+        answers, feedback, broken = read_stream(redis_url)
+        source = f"{redis_url} (stream askdocs:events)"
+    elif path is not None:
+        answers, feedback, broken = read_log(path)
+        source = str(path)
+    else:
+        raise AskdocsError("askdocs report: give a LOG file or --redis URL")
     if known_pages is None:
         known_pages = sorted({url.split("#")[0] for a in answers for url in a.get("evidence", [])})
     report = build_report(answers, feedback, top, known_pages)
     print(
-        f"askdocs report for {path}: {report['answers']} answers, {len(feedback)} votes"
+        f"askdocs report for {source}: {report['answers']} answers, {len(feedback)} votes"
         + (f", {broken} unreadable lines skipped" if broken else "")
     )
     print(f"  could not verify: {report['could_not_verify_rate']:.1%}")
