@@ -54,6 +54,7 @@ def _build(args: argparse.Namespace) -> int:
         chunks=ChunkSettings(args.chunk_tokens, args.chunk_overlap, args.chunk_min_tokens),
         threads=args.threads,
         progress=not args.quiet,
+        llms_txt=not args.no_llms_txt,
     )
     report = build_site(options)
     print(report.summary())
@@ -142,6 +143,9 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--chunk-overlap", type=int, default=50)
     build.add_argument("--chunk-min-tokens", type=int, default=100)
     build.add_argument("--threads", type=int, default=0, help="embedding threads (default: all cores)")
+    build.add_argument(
+        "--no-llms-txt", action="store_true", help="write no llms.txt, llms-full.txt or page .md twins"
+    )
     build.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     build.set_defaults(func=_build)
 

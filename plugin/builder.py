@@ -15,6 +15,7 @@ import numpy as np
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
 from askdocs.plugin.extract import ExtractedPage, extract, strip_links
+from askdocs.plugin.llmstxt import write_llms_files
 from askdocs.plugin.sitemaps import page_dates
 
 from askdocs import __version__
@@ -69,6 +70,7 @@ class BuildOptions:
     threads: int = 0
     copy_widget: bool = True
     progress: bool = True
+    llms_txt: bool = True  # llms.txt, llms-full.txt and page twins at the site root
 
     @property
     def shard_dir(self) -> Path:
@@ -127,6 +129,7 @@ class IndexBuilder:
         self._embedder = embedder
         self._pages: dict[str, _Prepared] = {}
         self._reuse: dict[str, tuple[np.ndarray, float]] = {}
+        self._excluded: set[str] = set()
         self.report = BuildReport()
 
     # -- input -------------------------------------------------------------
@@ -175,6 +178,7 @@ class IndexBuilder:
             self._warn(f"{where}: {message}")
         if page.exclude:
             self.report.excluded += 1
+            self._excluded.add(page.url)
             self._pages.pop(page.url, None)
             return None
         if len(page.content) > MAX_CONTENT_CHARS:
@@ -253,6 +257,12 @@ class IndexBuilder:
             keep_html=self.options.keep_restricted_html,
             log=self.log,
         )
+        if self.options.llms_txt:
+            hidden = self._excluded | {p.page.url for p in restricted}
+            site = self.options
+            write_llms_files(
+                site.site_dir, site.site_url, site.default_locale, sets["public"].pages, hidden, self.log
+            )
         report = self.report
         report.pages = len(prepared)
         report.chunks = sum(len(s.chunks) for s in sets.values())

@@ -45,6 +45,7 @@ class AskdocsConfig(base.Config):
     chunk_min_tokens = c.Type(int, default=100)
     threads = c.Type(int, default=0)
     progress = c.Type(bool, default=True)
+    llms_txt = c.Type(bool, default=True)
     enabled = c.Type(bool, default=True)
 
 
@@ -100,6 +101,7 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
             ),
             threads=self.config.threads,
             progress=self.config.progress,
+            llms_txt=self.config.llms_txt,
         )
         try:
             self._builder = IndexBuilder(options, embedder=self._embedder, logger=log)

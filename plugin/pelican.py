@@ -33,6 +33,7 @@ OPTIONS = {
     "token_endpoint": None,
     "threads": 0,
     "progress": True,
+    "llms_txt": True,
 }
 
 
@@ -85,6 +86,7 @@ class PelicanAdapter:
             previous=o["previous"],
             threads=o["threads"],
             progress=o["progress"],
+            llms_txt=o["llms_txt"],
         )
         self.builder = IndexBuilder(build)
         self.builder.remember_previous()

@@ -164,6 +164,11 @@ def test_pages_carry_widget_and_metadata_tags(example_site):
 
 def test_builds_are_byte_identical(tmp_path, example_site):
     again = build_example(tmp_path / "again", env=EPOCH)
+    site = example_site.site_dir
+    llms = sorted(p.relative_to(site) for p in site.rglob("*") if p.suffix in (".md", ".txt"))
+    assert Path("llms.txt") in llms and Path("install/index.md") in llms
+    for name in llms:
+        assert (example_site.site_dir / name).read_bytes() == (again.site_dir / name).read_bytes(), name
     for folder_a, folder_b in (
         (example_site.shard_dir, again.shard_dir),
         (example_site.private_dir, again.private_dir),
@@ -380,4 +385,9 @@ def test_pelican_site(tmp_path, model_info):
     assert [p.url for p in private_shards.pages] == ["/on-call-secrets.html"]
     page = (output / "tuning-the-scheduler.html").read_text()
     assert "_askdocs/widget.js" in page
+    llms = (output / "llms.txt").read_text()
+    assert "- [Tuning the scheduler](https://blog.quokka.example/tuning-the-scheduler.md): " in llms
+    assert "GIZMO_WINDOW=4h" in (output / "tuning-the-scheduler.md").read_text()
+    assert "ZEPHYR TOAST" not in (output / "llms-full.txt").read_text()
+    assert not (output / "ideas.md").exists() and not (output / "on-call-secrets.md").exists()
     assert next(p for p in shards.pages if p.url == "/tuning-the-scheduler.html").lastmod == "2026-03-04"
