@@ -12,6 +12,7 @@ from pathlib import Path
 
 from askdocs.edge_runtime.access import reader_from_header
 from askdocs.edge_runtime.chat import ChatRequest, ChatService
+from askdocs.edge_runtime.clientaddr import ClientAddress, ClientAddressMiddleware
 from askdocs.edge_runtime.errors import (
     ApiError,
     api_error_handler,
@@ -66,9 +67,7 @@ class Runtime:
         self.shared = SharedState(settings)
         self.metrics = Metrics(self._caches, self.state_figures)
         self.limiter = (
-            RateLimiter(
-                settings.rate_limit, settings.client_ip_header, self.shared.link, settings.rate_limit_fail
-            )
+            RateLimiter(settings.rate_limit, self.shared.link, settings.rate_limit_fail)
             if settings.rate_limit
             else None
         )
@@ -445,6 +444,10 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
     app = Starlette(
         routes=routes,
         middleware=[
+            Middleware(
+                ClientAddressMiddleware,
+                resolver=ClientAddress(settings.trusted_proxies, settings.client_ip_header),
+            ),
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(settings.cors_origins),

@@ -6,6 +6,9 @@ lets the request through under this replica's own counters, so a client keeps
 a limit (N per replica instead of N in total) and readers keep getting answers;
 `fail="closed"` refuses the request (503) instead, for deployments where the
 limit guards a paid LLM bill.
+
+The address is `request.client`, which `ClientAddressMiddleware` has already resolved
+(forwarding headers count only from trusted proxies; see clientaddr.py).
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ class RateLimiter:
     def __init__(
         self,
         rate: str,
-        client_ip_header: str | None = None,
         link: RedisLink | None = None,
         fail: str = "open",
     ) -> None:
@@ -48,16 +50,10 @@ class RateLimiter:
             )
             self.shared = MovingWindowRateLimiter(storage)
         self.fail = fail
-        self.header = client_ip_header.lower() if client_ip_header else None
         self.degraded = 0  # decisions taken without redis
 
-    def client_key(self, request: Request) -> str:
-        if self.header:
-            value = request.headers.get(self.header, "")
-            # X-Forwarded-For: the left-most entry is the original client.
-            first = value.split(",")[0].strip()
-            if first:
-                return first
+    @staticmethod
+    def client_key(request: Request) -> str:
         return request.client.host if request.client else "unknown"
 
     async def hit(self, request: Request) -> Decision:

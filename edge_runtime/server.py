@@ -31,4 +31,14 @@ def settings_for(site_dir: str | None, index: str | None, private: str | None, *
 def serve(settings: Settings, host: str, port: int) -> None:
     app = create_app(settings)
     log.info("askdocs serving %s on http://%s:%d", settings.site_dir or settings.index, host, port)
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from 127.0.0.1 (its
+    # default FORWARDED_ALLOW_IPS); askdocs reads forwarding headers itself, only from
+    # ASKDOCS_TRUSTED_PROXIES (clientaddr.py).
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="info",
+        timeout_graceful_shutdown=5,
+        proxy_headers=False,
+    )

@@ -15,7 +15,8 @@ KNOWN_ENV = {
     "ASKDOCS_SUPPORT_URL": "where escalations point",
     "ASKDOCS_JWT_SECRET": "HS256 secret for reader tokens",
     "ASKDOCS_RATE_LIMIT": "per-client budget, e.g. 120/minute, or off",
-    "ASKDOCS_CLIENT_IP_HEADER": "header holding the client address behind a proxy",
+    "ASKDOCS_TRUSTED_PROXIES": "addresses/CIDRs of proxies whose forwarding header is believed",
+    "ASKDOCS_CLIENT_IP_HEADER": "forwarding header read from trusted proxies (X-Forwarded-For)",
     "ASKDOCS_CORS_ORIGINS": "comma-separated origins allowed to call the API",
     "ASKDOCS_RELOAD_INTERVAL": "seconds between index checks (0 disables polling)",
     "ASKDOCS_LLM_MODEL": "model name for the OpenAI-compatible endpoint",
@@ -67,6 +68,7 @@ class Settings:
     jwt_secret: str | None = None
     rate_limit: str | None = "120/minute"
     client_ip_header: str | None = None
+    trusted_proxies: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()
     reload_interval: float = 10.0
     llm: LLMSettings | None = None
@@ -106,10 +108,10 @@ class Settings:
             values["rate_limit"] = None if raw.lower() in ("off", "0", "none", "") else raw
         if env.get("ASKDOCS_CLIENT_IP_HEADER"):
             values["client_ip_header"] = env["ASKDOCS_CLIENT_IP_HEADER"]
+        if env.get("ASKDOCS_TRUSTED_PROXIES"):
+            values["trusted_proxies"] = _list(env["ASKDOCS_TRUSTED_PROXIES"])
         if env.get("ASKDOCS_CORS_ORIGINS"):
-            values["cors_origins"] = tuple(
-                o.strip() for o in env["ASKDOCS_CORS_ORIGINS"].split(",") if o.strip()
-            )
+            values["cors_origins"] = _list(env["ASKDOCS_CORS_ORIGINS"])
         if env.get("ASKDOCS_RELOAD_INTERVAL"):
             values["reload_interval"] = _number(env, "ASKDOCS_RELOAD_INTERVAL")
         if env.get("ASKDOCS_EVENT_LOG"):
@@ -178,6 +180,15 @@ class Settings:
                 "ASKDOCS_REDIS_TIMEOUT and ASKDOCS_ANSWER_CACHE_TTL must be positive, "
                 "ASKDOCS_SHUTDOWN_GRACE not negative"
             )
+        if self.client_ip_header and not self.trusted_proxies:
+            raise AskdocsError(
+                f"ASKDOCS_CLIENT_IP_HEADER={self.client_ip_header} is read only from trusted proxies: "
+                "set ASKDOCS_TRUSTED_PROXIES to your proxies' addresses or CIDRs (any client can "
+                "write that header itself)"
+            )
+        from askdocs.edge_runtime.clientaddr import parse_networks
+
+        parse_networks(self.trusted_proxies)
         if self.rate_limit:
             from limits import parse
 
@@ -188,6 +199,10 @@ class Settings:
                     f"ASKDOCS_RATE_LIMIT {self.rate_limit!r} is not a rate such as "
                     f"`120/minute` or `off` ({exc})"
                 ) from exc
+
+
+def _list(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())
 
 
 def _number(env: Mapping[str, str], key: str) -> float:

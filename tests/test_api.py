@@ -294,10 +294,16 @@ def test_rate_limit_by_client_address(example_site, holder):
 
 
 def test_rate_limit_behind_a_proxy_header(example_site, holder):
-    with make_client(
-        example_site, holder, rate_limit="2/minute", client_ip_header="X-Forwarded-For"
-    ) as limited:
-        first = {"X-Forwarded-For": "203.0.113.5, 10.0.0.1"}
+    settings_ = Settings.from_env(
+        env={},
+        index=str(example_site.shard_dir),
+        rate_limit="2/minute",
+        reload_interval=0.0,
+        trusted_proxies=("10.0.0.0/8",),
+        client_ip_header="X-Forwarded-For",
+    )
+    with TestClient(create_app(settings_, holder), client=("10.0.0.1", 40000)) as limited:
+        first = {"X-Forwarded-For": "203.0.113.5"}
         second = {"X-Forwarded-For": "203.0.113.6"}
         assert [limited.get("/api/fs/ls", headers=first).status_code for _ in range(3)] == [200, 200, 429]
         assert limited.get("/api/fs/ls", headers=second).status_code == 200

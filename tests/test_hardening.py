@@ -3,11 +3,14 @@ parser, the client address cannot be forged, /healthz stays quiet for anonymous 
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from askdocs.edge_runtime.app import create_app
 from askdocs.edge_runtime.holder import IndexHolder
 from askdocs.edge_runtime.settings import Settings
 from starlette.testclient import TestClient
+
+from tests.conftest import Server
 
 ADMIN = "admin-token-for-tests-0123456789"
 
@@ -141,3 +144,75 @@ def test_post_search_errors(client, body, status, code):
 def test_post_search_bad_json(client):
     response = client.post("/api/search", content=b"[1]", headers={"Content-Type": "application/json"})
     assert assert_json_error(response, 400)["code"] == "invalid_json"
+
+
+# -- finding 5: the rate limit could be bypassed with a forged X-Forwarded-For ---------------------
+def limited_client(example_site, holder, peer: str, **overrides) -> TestClient:
+    settings = Settings.from_env(
+        env={},
+        index=str(example_site.shard_dir),
+        rate_limit="2/minute",
+        reload_interval=0.0,
+        **overrides,
+    )
+    return TestClient(create_app(settings, holder), client=(peer, 40000))
+
+
+def test_a_forged_left_most_hop_does_not_buy_a_fresh_budget(example_site, holder):
+    limited = limited_client(
+        example_site, holder, "127.0.0.1", trusted_proxies=("127.0.0.1", "10.0.0.0/8")
+    )
+    codes = [
+        limited.get(
+            "/api/fs/ls", headers={"X-Forwarded-For": f"198.51.100.{n}, 203.0.113.5, 10.1.2.3"}
+        ).status_code
+        for n in range(5)
+    ]
+    assert codes == [200, 200, 429, 429, 429]  # keyed on 203.0.113.5, the right-most untrusted hop
+    other = limited.get("/api/fs/ls", headers={"X-Forwarded-For": "203.0.113.6"})
+    assert other.status_code == 200
+
+
+def test_forwarding_headers_from_an_untrusted_peer_are_ignored(example_site, holder):
+    limited = limited_client(example_site, holder, "192.0.2.44", trusted_proxies=("10.0.0.0/8",))
+    codes = [
+        limited.get("/api/fs/ls", headers={"X-Forwarded-For": f"198.51.100.{n}"}).status_code
+        for n in range(3)
+    ]
+    assert codes == [200, 200, 429]
+
+
+def test_a_custom_client_header_from_a_trusted_proxy(example_site, holder):
+    limited = limited_client(
+        example_site, holder, "10.0.0.9", trusted_proxies=("10.0.0.0/8",), client_ip_header="CF-Connecting-IP"
+    )
+    first = {"CF-Connecting-IP": "203.0.113.7", "X-Forwarded-For": "1.1.1.1"}
+    assert [limited.get("/api/fs/ls", headers=first).status_code for _ in range(3)] == [200, 200, 429]
+    assert limited.get("/api/fs/ls", headers={"CF-Connecting-IP": "203.0.113.8"}).status_code == 200
+
+
+def test_client_header_without_trusted_proxies_is_refused():
+    from askdocs.errors import AskdocsError
+
+    with pytest.raises(AskdocsError, match="ASKDOCS_TRUSTED_PROXIES"):
+        Settings.from_env(env={"ASKDOCS_CLIENT_IP_HEADER": "X-Forwarded-For"}, index="x")
+    with pytest.raises(AskdocsError, match="not an IP address or CIDR"):
+        Settings.from_env(env={"ASKDOCS_TRUSTED_PROXIES": "10.0.0.0/8, proxy.local"}, index="x")
+    ok = Settings.from_env(env={"ASKDOCS_TRUSTED_PROXIES": "10.0.0.0/8, ::1"}, index="x")
+    assert ok.trusted_proxies == ("10.0.0.0/8", "::1")
+
+
+def test_uvicorn_does_not_believe_forwarded_headers_from_localhost(example_site):
+    """A real `askdocs serve`: from 127.0.0.1 with no trusted proxies configured, a fresh
+    X-Forwarded-For per request must not reset the budget (uvicorn's default would)."""
+    server = Server([str(example_site.site_dir)], env={"ASKDOCS_RATE_LIMIT": "3/minute"})
+    try:
+        codes = [
+            httpx.get(
+                server.url + "/api/fs/ls", headers={"X-Forwarded-For": f"198.51.100.{n}"}, timeout=10
+            ).status_code
+            for n in range(5)
+        ]
+    finally:
+        server.stop()
+    assert codes == [200, 200, 200, 429, 429]
