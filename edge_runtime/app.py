@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import signal
 import time
@@ -45,6 +46,8 @@ from askdocs import __version__
 from askdocs.shards import SHARD_DIR
 
 log = logging.getLogger("askdocs.runtime")
+
+CONTRACT_VERSION = "1.1"
 
 
 @dataclass
@@ -265,30 +268,65 @@ async def fs_grep(request: Request) -> Response:
     return JSONResponse(result)
 
 
+def _is_admin(request: Request) -> bool:
+    """`Authorization: Bearer $ASKDOCS_ADMIN_TOKEN` (a reader's JWT is not an operator)."""
+    token = _runtime(request).settings.admin_token
+    header = request.headers.get("authorization", "")
+    return bool(token) and hmac.compare_digest(header.encode(), f"Bearer {token}".encode())
+
+
 async def healthz(request: Request) -> Response:
+    """Anonymous callers get status, versions and which retrievers are live; counts that include
+    restricted pages, upstream URLs, file paths and error texts need the operator token."""
     rt = _runtime(request)
     live = rt.holder.state
     health = rt.retrievers
-    dense_live = health.ok["dense"]
+    manifest = live.corpus.manifest
     llm = rt.chat.llm_health()
+    quiet = {
+        "status": "ok",
+        "version": __version__,
+        "contract": CONTRACT_VERSION,
+        "index": {
+            "version": live.corpus.version,
+            "format_version": manifest.format_version,
+            "built_at": manifest.built_at,
+            "default_locale": manifest.default_locale,
+            "locales": manifest.locales,
+        },
+        "model": {
+            "id": live.corpus.model.id,
+            "sha256": live.corpus.model.sha256,
+            "source": "bundled" if manifest.model.get("bundled") else "cache",
+        },
+        "retrievers": {"lexical": {"live": health.ok["lexical"]}, "dense": {"live": health.ok["dense"]}},
+        "synthesizer": {
+            "mode": llm["mode"],
+            "llm_ok": None if llm["llm"] is None else llm["llm"]["last_error"] is None,
+        },
+        "shared_state": {"backend": rt.shared.backend},
+        "reload": {
+            "loaded_at": live.loaded_at,
+            "reloads": rt.holder.reloads,
+            "ok": rt.holder.last_error is None,
+        },
+    }
+    if not _is_admin(request):
+        return JSONResponse(quiet)
     return JSONResponse(
         {
-            "status": "ok",
-            "version": __version__,
+            **quiet,
+            "admin": True,
             "index": live.corpus.summary(),
-            "model": {
-                "id": live.corpus.model.id,
-                "sha256": live.corpus.model.sha256,
-                "source": "bundled" if live.corpus.manifest.model.get("bundled") else "cache",
-            },
             "retrievers": {
                 "lexical": {
-                    "live": True,
+                    "live": health.ok["lexical"],
                     "runs": health.runs["lexical"],
                     "failures": health.failures["lexical"],
+                    "last_error": health.last_error["lexical"],
                 },
                 "dense": {
-                    "live": dense_live,
+                    "live": health.ok["dense"],
                     "backend": sorted({loaded.dense.backend for loaded in live.corpus.sets}),
                     "runs": health.runs["dense"],
                     "failures": health.failures["dense"],
@@ -303,10 +341,10 @@ async def healthz(request: Request) -> Response:
                 else {"fail": rt.settings.rate_limit_fail, "degraded_decisions": rt.limiter.degraded},
             },
             "reload": {
-                "loaded_at": live.loaded_at,
-                "reloads": rt.holder.reloads,
+                **quiet["reload"],
                 "last_check": rt.holder.last_check,
                 "last_error": rt.holder.last_error,
+                "sources": live.corpus.sources,
             },
             "uptime_s": round(time.time() - rt.started, 1),
         }
@@ -314,8 +352,15 @@ async def healthz(request: Request) -> Response:
 
 
 async def metrics_endpoint(request: Request) -> Response:
+    """Prometheus text; the restricted chunk count only for the operator token."""
     rt = _runtime(request)
-    rt.metrics.index_chunks.set(sum(len(s.chunks) for s in rt.holder.state.corpus.sets))
+    sets = rt.holder.state.corpus.sets
+    rt.metrics.index_chunks.labels("public").set(len(sets[0].chunks))
+    if _is_admin(request):
+        rt.metrics.index_chunks.labels("restricted").set(sum(len(s.chunks) for s in sets[1:]))
+    else:
+        with contextlib.suppress(KeyError):
+            rt.metrics.index_chunks.remove("restricted")
     return Response(rt.metrics.render(), media_type="text/plain; version=0.0.4")
 
 

@@ -88,7 +88,9 @@ class Metrics:
         self.llm_tokens = Counter("askdocs_llm_tokens", "LLM tokens used", ["kind"], registry=r)
         self.llm_failures = Counter("askdocs_llm_failures", "LLM calls that failed", ["reason"], registry=r)
         self.reloads = Counter("askdocs_index_reloads", "Index reload attempts", ["outcome"], registry=r)
-        self.index_chunks = Gauge("askdocs_index_chunks", "Chunks in the live index", registry=r)
+        self.index_chunks = Gauge(
+            "askdocs_index_chunks", "Chunks in the live index", ["visibility"], registry=r
+        )
         self.first_token = Histogram(
             "askdocs_chat_first_token_seconds",
             "Time to the first answer token",

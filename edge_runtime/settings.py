@@ -33,7 +33,7 @@ KNOWN_ENV = {
     "ASKDOCS_ANSWER_CACHE_TTL": "seconds a cached answer lives (3600)",
     "ASKDOCS_ANSWER_CACHE_BYTES": "byte budget of the answer cache (67108864)",
     "ASKDOCS_EVENT_STREAM_MAXLEN": "answer-log records the Redis stream keeps (100000)",
-    "ASKDOCS_ADMIN_TOKEN": "bearer token for the admin routes (POST /admin/reload)",
+    "ASKDOCS_ADMIN_TOKEN": "operator bearer token: admin routes, full /healthz and /metrics",
     "ASKDOCS_SHUTDOWN_GRACE": "seconds running answers get to finish on SIGTERM (10)",
 }
 
@@ -169,6 +169,8 @@ class Settings:
         return settings
 
     def validate(self) -> None:
+        if self.admin_token is not None and len(self.admin_token) < 16:
+            raise AskdocsError("ASKDOCS_ADMIN_TOKEN must be at least 16 characters (it opens /healthz)")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise AskdocsError(
                 f"ASKDOCS_REDIS_URL {self.redis_url!r} must start with redis://, rediss:// (TLS) or unix://"

@@ -35,7 +35,7 @@ def make_client(example_site, holder, **overrides) -> TestClient:
         "cors_origins": ("https://docs.example.com",),
         **overrides,
     }
-    settings_ = Settings.from_env(env={}, **values)
+    settings_ = Settings.from_env(env={"ASKDOCS_ADMIN_TOKEN": ADMIN_TOKEN}, **values)
     return TestClient(create_app(settings_, holder))
 
 
@@ -52,6 +52,8 @@ def token(groups, expires_in=600, secret=SECRET) -> str:
 
 
 STAFF = {"Authorization": f"Bearer {token(['staff'])}"}
+ADMIN_TOKEN = "api-test-admin-token-0123456789"
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 def test_search_contract(client):
@@ -253,7 +255,7 @@ def test_feedback(client):
 
 def test_healthz_and_metrics(client):
     client.get("/api/search", params={"q": "proxy"})
-    health = client.get("/healthz").json()
+    health = client.get("/healthz", headers=ADMIN).json()
     assert health["status"] == "ok"
     assert health["index"]["format_version"] == 1
     assert health["index"]["counts"]["public_pages"] == 36

@@ -3,6 +3,8 @@ parser, the client address cannot be forged, /healthz stays quiet for anonymous 
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from askdocs.edge_runtime.app import create_app
@@ -216,3 +218,41 @@ def test_uvicorn_does_not_believe_forwarded_headers_from_localhost(example_site)
     finally:
         server.stop()
     assert codes == [200, 200, 200, 429, 429]
+
+
+# -- finding 9: /healthz said too much to anonymous callers ----------------------------------------
+def test_anonymous_healthz_is_quiet_and_the_operator_sees_everything(example_site, holder):
+    from askdocs.edge_runtime.settings import LLMSettings
+
+    llm = LLMSettings(base_url="http://10.9.8.7:1234/v1", api_key="sk-x", model="m")
+    with make_client(example_site, holder, env={"ASKDOCS_ADMIN_TOKEN": ADMIN}, llm=llm) as test_client:
+        test_client.get("/api/search", params={"q": "proxy"})
+        anonymous = test_client.get("/healthz")
+        reader = test_client.get("/healthz", headers={"Authorization": "Bearer not-the-admin-token"})
+        for response in (anonymous, reader):
+            health = response.json()
+            blob = json.dumps(health)
+            assert health["status"] == "ok" and health["version"] and health["index"]["version"]
+            assert health["retrievers"] == {"lexical": {"live": True}, "dense": {"live": True}}
+            private_path = str(example_site.site_dir.parent)
+            for secret in ("10.9.8.7", "restricted", "counts", "last_error", private_path):
+                assert secret not in blob, secret
+        admin = test_client.get("/healthz", headers={"Authorization": f"Bearer {ADMIN}"}).json()
+        assert admin["index"]["counts"]["restricted_pages"] >= 1
+        assert admin["synthesizer"]["llm"]["base_url"] == "http://10.9.8.7:1234/v1"
+        assert "last_error" in admin["reload"] and admin["retrievers"]["dense"]["runs"] >= 1
+
+        public_chunks = len(holder.state.corpus.sets[0].chunks)
+        metrics = test_client.get("/metrics").text
+        assert f'askdocs_index_chunks{{visibility="public"}} {public_chunks:.1f}' in metrics
+        assert 'visibility="restricted"' not in metrics
+        full = test_client.get("/metrics", headers={"Authorization": f"Bearer {ADMIN}"}).text
+        assert 'askdocs_index_chunks{visibility="restricted"}' in full
+        assert 'visibility="restricted"' not in test_client.get("/metrics").text
+
+
+def test_a_short_admin_token_is_refused():
+    from askdocs.errors import AskdocsError
+
+    with pytest.raises(AskdocsError, match="ASKDOCS_ADMIN_TOKEN"):
+        Settings.from_env(env={"ASKDOCS_ADMIN_TOKEN": "short"}, index="x")

@@ -25,6 +25,8 @@ from tests.fake_llm import FakeLLM, Reply
 
 SECRET = "llm-test-secret-long-enough-for-hs256-signing"
 GOLDEN = Path(__file__).parent / "data" / "golden"
+ADMIN_TOKEN = "llm-test-admin-token-0123456789"
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +58,7 @@ def holder(example_site):
 
 def start(example_site, holder, fake_llm, **llm) -> AppServer:
     settings = Settings.from_env(
-        env={},
+        env={"ASKDOCS_ADMIN_TOKEN": ADMIN_TOKEN},
         index=str(example_site.shard_dir),
         private=str(example_site.private_dir),
         rate_limit=None,
@@ -168,7 +170,7 @@ def test_endpoint_without_tool_support_is_used_without_tools(example_site, holde
         result = ask(server, "Which header carries the webhook signature?")
         assert result["done"]["mode"] == "llm" and "X-Tallyfox-Signature" in result["text"]
         assert "tools" not in fake_llm.requests[-1]["body"]
-        health = httpx.get(server.url + "/healthz").json()
+        health = httpx.get(server.url + "/healthz", headers=ADMIN).json()
         assert health["synthesizer"]["llm"]["supports_tools"] is False
     finally:
         server.stop()
@@ -189,7 +191,7 @@ def test_llm_failures_fall_back_visibly(llm_app, fake_llm, reply, reason):
     assert done["mode"] == "extractive-fallback" and done["fallback_reason"] == reason
     assert result["text"].startswith("(The language model was unavailable")
     assert done["answered"] and done["citations"]
-    health = httpx.get(llm_app.url + "/healthz").json()
+    health = httpx.get(llm_app.url + "/healthz", headers=ADMIN).json()
     assert health["synthesizer"]["llm"]["last_error"].startswith(reason)
     metrics = httpx.get(llm_app.url + "/metrics").text
     assert f'askdocs_llm_failures_total{{reason="{reason}"}}' in metrics

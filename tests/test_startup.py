@@ -190,17 +190,21 @@ def test_sighup_reloads_at_once(plain_site):
 
 
 def test_a_broken_new_index_keeps_the_old_one_and_says_so(plain_site):
-    server = Server([str(plain_site), "--reload-interval", "0.2"])
+    admin = {"Authorization": "Bearer startup-test-admin-token-42"}
+    server = Server(
+        [str(plain_site), "--reload-interval", "0.2"], env={"ASKDOCS_ADMIN_TOKEN": admin["Authorization"][7:]}
+    )
     try:
         edit_manifest(plain_site / "_askdocs", lambda m: m.update(format_version=99))
         deadline = time.time() + 20
         health = {}
         while time.time() < deadline:
-            health = httpx.get(server.url + "/healthz").json()
+            health = httpx.get(server.url + "/healthz", headers=admin).json()
             if health["reload"]["last_error"]:
                 break
             time.sleep(0.1)
         assert "format version 99" in health["reload"]["last_error"]
+        assert httpx.get(server.url + "/healthz").json()["reload"]["ok"] is False  # anonymous: no text
         assert httpx.get(server.url + "/api/search", params={"q": "install"}).status_code == 200
         assert 'askdocs_index_reloads_total{outcome="failed"}' in httpx.get(server.url + "/metrics").text
     finally:
