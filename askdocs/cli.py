@@ -55,6 +55,7 @@ def _build(args: argparse.Namespace) -> int:
         threads=args.threads,
         progress=not args.quiet,
         llms_txt=not args.no_llms_txt,
+        support_url=args.support_url,
     )
     report = build_site(options)
     print(report.summary())
@@ -136,6 +137,9 @@ def parser() -> argparse.ArgumentParser:
         "--keep-restricted-html",
         action="store_true",
         help="leave restricted pages' HTML in place (sites behind their own auth)",
+    )
+    build.add_argument(
+        "--support-url", help="where escalations point (default: the site's contact/support page)"
     )
     build.add_argument("--bundle-model", action="store_true", help="ship the model beside the shards")
     build.add_argument("--previous", help="earlier shards (folder or URL) whose vectors to reuse")

@@ -188,7 +188,7 @@ def compose(
             if source.lastmod and source.kind != "faq" and _has_section_date(source)
             else ""
         )
-        label = source.label.replace("[", "(").replace("]", ")")
+        label = re.sub(r"([\\\[\]])", r"\\\1", source.label)  # `#[doc]` stays `#[doc]` in the link text
         parts.append(_render(groups[index]) + f"\n\n{phrase(locale, 'from')}: [{label}]({source.url}){dated}")
         cited.append(source)
     return "\n\n".join(parts), cited

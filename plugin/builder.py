@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
+from askdocs.plugin.duplicates import duplicate_urls
 from askdocs.plugin.extract import ExtractedPage, extract, strip_links
 from askdocs.plugin.llmstxt import write_llms_files
 from askdocs.plugin.sitemaps import page_dates
@@ -71,6 +72,7 @@ class BuildOptions:
     copy_widget: bool = True
     progress: bool = True
     llms_txt: bool = True  # llms.txt, llms-full.txt and page twins at the site root
+    support_url: str | None = None  # configured; else the site's contact/support page
 
     @property
     def shard_dir(self) -> Path:
@@ -221,6 +223,8 @@ class IndexBuilder:
     def build(self) -> BuildReport:
         started = time.perf_counter()
         prepared = [self._pages[url] for url in sorted(self._pages)]
+        duplicates = duplicate_urls([p.page for p in prepared], self.log)
+        prepared = [p for p in prepared if p.page.url not in duplicates]
         if not prepared:
             raise BuildError(
                 f"no indexable pages found in {self.options.site_dir} "
@@ -242,7 +246,14 @@ class IndexBuilder:
         vectors = self._embed(sets)
         support = [p.page for p in public if _SUPPORT.search(p.page.url + " " + p.page.title)]
         support.sort(key=lambda p: (p.locale != self.options.default_locale, len(p.url), p.url))
-        support_url = support[0].url if support else None
+        support_url = self.options.support_url or (support[0].url if support else None)
+        if support_url is None:
+            self._warn(
+                "no support page (no page whose path or title says contact or support): the manifest "
+                "records none, so escalations say that no support page is configured. Add such a "
+                "page or set support_url (`askdocs build --support-url`, or ASKDOCS_SUPPORT_URL "
+                "when serving)."
+            )
         self._write(self.options.shard_dir, "public", sets["public"], vectors["public"], support_url)
         if restricted:
             privacy.check_owner(private_dir, self.owner)
@@ -261,7 +272,13 @@ class IndexBuilder:
             hidden = self._excluded | {p.page.url for p in restricted}
             site = self.options
             write_llms_files(
-                site.site_dir, site.site_url, site.default_locale, sets["public"].pages, hidden, self.log
+                site.site_dir,
+                site.site_url,
+                site.default_locale,
+                sets["public"].pages,
+                hidden,
+                self.log,
+                aliases=duplicates,
             )
         report = self.report
         report.pages = len(prepared)

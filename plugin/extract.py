@@ -120,6 +120,29 @@ BOILERPLATE = ", ".join(
         "[data-askdocs]",
     ]
 )
+# Inside code blocks: generator-specific lines and controls a reader does not see
+# or would not copy — mdBook's hidden ("boring") Rust lines, line-number gutters
+# (Pygments, Hugo/Chroma, Prism, highlight.js), copy and run buttons.
+CODE_JUNK = ", ".join(
+    [
+        ".boring",
+        ".linenos",
+        ".linenodiv",
+        ".lineno",
+        ".lnt",
+        ".ln",
+        ".line-numbers-rows",
+        ".hljs-ln-numbers",
+        ".gutter",
+        "button",
+        ".copy",
+        ".copy-button",
+        ".copy-code-button",
+        ".clipboard",
+    ]
+)
+# Heading anchors that themes append or prepend ("¶", "#", "🔗", or an empty link).
+_ANCHOR_MARKS = "¶§🔗#\u200b\ufeff"
 MAIN_SELECTORS = ("article", "[role=main]", "main", "#content", ".content", ".document")
 TRACKING_PARAMS = re.compile(
     r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I
@@ -247,6 +270,9 @@ class _Walker:
             elif tag in ("ul", "ol"):
                 self.flush()
                 self._list(child, tag == "ol", 0)
+            elif tag == "table" and child.css_first("pre"):
+                self.flush()
+                self._code_table(child)
             elif tag == "table":
                 self.flush()
                 self._table(child)
@@ -294,7 +320,7 @@ class _Walker:
             self._pending_date = normalize_date(time.attributes.get("datetime"))
         for junk in node.css(".headerlink, time"):
             junk.decompose()
-        text = _clean(node.text(deep=True, separator=" ")).rstrip("¶#§🔗 ").strip()
+        text = heading_text(node)
         if text:
             self.blocks.append(Block("heading", text, level=level, anchor=anchor or ""))
             if self._pending_date:
@@ -322,11 +348,17 @@ class _Walker:
         )
         match = LANGUAGE_CLASS.search(classes or "")
         language = match.group(1) if match and match.group(1) not in ("highlight",) else ""
-        for junk in node.css(".linenos, .linenodiv, button"):
+        for junk in node.css(CODE_JUNK):
             junk.decompose()
         text = code_node.text(deep=True).strip("\n")
         if text.strip():
             self.blocks.append(Block("code", f"```{language}\n{text.rstrip()}\n```"))
+
+    def _code_table(self, node: LexborNode) -> None:
+        """A code block laid out as a table (a line-number column beside the code)."""
+        for pre in node.css("pre"):
+            if not re.fullmatch(r"[\d\s]*", pre.text(deep=True)):  # the gutter holds only numbers
+                self._code(pre)
 
     def _list(self, node: LexborNode, ordered: bool, level: int) -> None:
         number = 0
@@ -421,6 +453,30 @@ class _Walker:
             self.links.append(href)
 
 
+def heading_text(node: LexborNode) -> str:
+    """A heading's text without the theme's anchor link: `C#` and `#[doc]` keep their `#`."""
+    for link in node.css("a[href^='#']"):
+        if not link.text(deep=True).strip(_ANCHOR_MARKS + " \t\n"):
+            link.decompose()  # a bare anchor mark, not part of the title
+    text = _clean(node.text(deep=True, separator=" "))
+    return text.strip("¶§🔗\u200b\ufeff ").strip()
+
+
+def redirect_target(html: bytes | str) -> str | None:
+    """Where a redirect stub (`<meta http-equiv="refresh" content="0; url=…">`) points, else None."""
+    head = html[:16384]
+    if (b"refresh" if isinstance(head, bytes) else "refresh") not in head.lower():
+        return None
+    text, _ = decode_html(head)
+    for node in LexborHTMLParser(text).css("meta[http-equiv]"):
+        if (node.attributes.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        match = re.search(r"url\s*=\s*['\"]?([^'\">\s]+)", node.attributes.get("content") or "", re.I)
+        if match:
+            return match.group(1)
+    return None
+
+
 def _ancestors(node: LexborNode, count: int) -> list[LexborNode]:
     out = []
     current = node.parent
@@ -504,7 +560,7 @@ def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
         if clone is not None:
             for junk in clone.css(".headerlink"):
                 junk.decompose()
-            text = _clean(clone.text(deep=True, separator=" ")).rstrip("¶#§ ")
+            text = heading_text(clone)
             if text:
                 return text
     og = _meta(tree, "og:title")

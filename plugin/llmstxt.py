@@ -27,6 +27,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote
 
+from askdocs.plugin.extract import redirect_target
+from selectolax.lexbor import LexborHTMLParser
+
 from askdocs.shards import PageRecord
 
 LLMS_TXT = "llms.txt"
@@ -45,8 +48,13 @@ def write_llms_files(
     pages: list[PageRecord],
     hidden_urls: Iterable[str] = (),
     log: logging.Logger | None = None,
+    *,
+    aliases: dict[str, str] | None = None,
 ) -> list[Path]:
-    """Write llms.txt, llms-full.txt and the page twins; remove twins of hidden pages."""
+    """Write llms.txt, llms-full.txt and the page twins; remove twins of hidden pages.
+
+    `aliases`: URLs indexed under another URL (a home page that repeats a chapter).
+    """
     site_dir = Path(site_dir)
     public = sorted((p for p in pages if p.public), key=lambda p: p.url)
     public_urls = {p.url for p in public}
@@ -84,13 +92,13 @@ def write_llms_files(
         group = by_locale[locale]
         folder = "" if locale == root_locale else f"{locale}/"
         prefix = _locale_prefix(locale, group)
-        title, summary = _site_title(group, prefix)
+        title, summary = _site_title(site_dir, group, prefix, aliases or {})
         links = (
             [
                 (
                     loc,
                     f"{base}/{loc}/{LLMS_TXT}",
-                    _site_title(by_locale[loc], _locale_prefix(loc, by_locale[loc])),
+                    _site_title(site_dir, by_locale[loc], _locale_prefix(loc, by_locale[loc]), aliases or {}),
                 )
                 for loc in others
             ]
@@ -202,11 +210,34 @@ def _locale_prefix(locale: str, pages: list[PageRecord]) -> str:
     return folder if all(p.url.startswith(folder) for p in pages) else "/"
 
 
-def _site_title(pages: list[PageRecord], prefix: str) -> tuple[str, str]:
-    home = next((p for p in pages if p.url == prefix), None)
+def _site_title(
+    site_dir: Path, pages: list[PageRecord], prefix: str, aliases: dict[str, str]
+) -> tuple[str, str]:
+    """The site's name (from its home page's `<title>`) and a one-line summary."""
+    home = next((p for p in pages if p.url == aliases.get(prefix, prefix)), None)
     home = home or min(pages, key=lambda p: (len(p.url), p.url))
-    summary = home.description or _first_sentence(home.content)
-    return _one_line(home.title), _one_line(summary)
+    name = _site_name(site_dir / twin_path(prefix).replace("index.md", "index.html")) or home.title
+    return _one_line(name), _one_line(home.description or _first_sentence(home.content))
+
+
+def _site_name(home_file: Path) -> str:
+    """`og:site_name`, else the site part of the home page's `<title>` ("Intro - The Book")."""
+    try:
+        head = home_file.read_bytes()[:65536]
+    except OSError:
+        return ""
+    if redirect_target(head):
+        return ""
+    tree = LexborHTMLParser(head.decode("utf-8", "replace"))
+    for node in tree.css("meta[property='og:site_name']"):
+        if (node.attributes.get("content") or "").strip():
+            return node.attributes["content"].strip()
+    title = tree.css_first("title")
+    text = " ".join(title.text().split()) if title is not None else ""
+    for separator in (" - ", " | ", " — ", " · ", " – "):
+        if separator in text:
+            return text.rsplit(separator, 1)[1].strip()
+    return text
 
 
 def _shared_descriptions(pages: list[PageRecord]) -> set[str]:

@@ -102,6 +102,7 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
             threads=self.config.threads,
             progress=self.config.progress,
             llms_txt=self.config.llms_txt,
+            support_url=self.config.support_url,
         )
         try:
             self._builder = IndexBuilder(options, embedder=self._embedder, logger=log)

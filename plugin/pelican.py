@@ -87,6 +87,7 @@ class PelicanAdapter:
             threads=o["threads"],
             progress=o["progress"],
             llms_txt=o["llms_txt"],
+            support_url=o["support_url"],
         )
         self.builder = IndexBuilder(build)
         self.builder.remember_previous()

@@ -8,10 +8,12 @@ read from there. The shard folders themselves are never indexed.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from urllib.parse import unquote
 
 from askdocs.plugin.builder import BuildOptions, BuildReport, IndexBuilder, RawPage
+from askdocs.plugin.extract import redirect_target
 from askdocs.plugin.privacy import site_path_of
 from askdocs.plugin.sitemaps import read_sitemaps, site_relative
 from selectolax.lexbor import LexborHTMLParser
@@ -41,7 +43,12 @@ def _file_for(site_dir: Path, path: str) -> Path | None:
     return next((c for c in candidates if c.is_file()), None)
 
 
-def discover(site_dir: Path, private_dir: Path | None, site_url: str = "") -> tuple[list[RawPage], str]:
+log = logging.getLogger("askdocs.build")
+
+
+def discover(
+    site_dir: Path, private_dir: Path | None, site_url: str = "", logger: logging.Logger = log
+) -> tuple[list[RawPage], str]:
     site_dir = site_dir.resolve()
     pages: dict[str, RawPage] = {}
     sitemap, sitemap_site = read_sitemaps(site_dir)
@@ -60,6 +67,15 @@ def discover(site_dir: Path, private_dir: Path | None, site_url: str = "") -> tu
                 continue
             url = site_path_of(file, site_dir)
             pages[url] = RawPage(url=url, html=file.read_bytes(), path=file)
+    redirects = {url: target for url, page in pages.items() if (target := redirect_target(page.html))}
+    if redirects:
+        # Generators write a stub per moved page (mdBook, mkdocs-redirects, Hugo aliases):
+        # the page it points to is indexed under its own URL.
+        examples = ", ".join(f"{url} → {target}" for url, target in sorted(redirects.items())[:3])
+        more = f" and {len(redirects) - 3} more" if len(redirects) > 3 else ""
+        logger.info("skipped %d redirect page(s) (meta refresh): %s%s", len(redirects), examples, more)
+        for url in redirects:
+            del pages[url]
     if private_dir is not None:
         moved = private_dir / PRIVATE_HTML_DIR
         for file in sorted(moved.rglob("*.html")) if moved.is_dir() else []:
@@ -84,7 +100,7 @@ def build_site(options: BuildOptions, *, logger=None) -> BuildReport:
         from askdocs.errors import BuildError
 
         raise BuildError(f"{site_dir} is not a folder; pass the generator's output (e.g. site/)")
-    pages, site_url = discover(site_dir, options.resolved_private_dir, options.site_url)
+    pages, site_url = discover(site_dir, options.resolved_private_dir, options.site_url, logger or log)
     if not options.site_url:
         options.site_url = site_url
     kwargs = {"logger": logger} if logger else {}

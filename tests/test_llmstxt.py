@@ -109,7 +109,7 @@ def test_example_site_llms_files_match_the_public_pages(example_site):
     twins = {p.relative_to(site).as_posix() for p in site.rglob("*.md")}
     assert twins == {twin_path(p.url) for p in shards.pages}
     llms = (site / "llms.txt").read_text()
-    assert llms.startswith("# Tallyfox documentation\n\n> Documentation for Tallyfox")
+    assert llms.startswith("# Tallyfox Docs\n\n> Documentation for Tallyfox")  # MkDocs site_name
     linked = re.findall(r"^- \[.*?\]\((\S+)\)", llms, re.M)
     english = [p for p in shards.pages if p.locale == "en"]
     assert sorted(linked) == sorted([f"{base}/{twin_path(p.url)}" for p in english] + [f"{base}/es/llms.txt"])

@@ -101,3 +101,12 @@ def test_markdown_subset(widget, runtime):
 def test_unclosed_code_fence_while_streaming_renders_as_code(widget, runtime):
     ask_with(widget, runtime, "Try:\n\n```\nunfinished code")
     expect(widget.last_answer.locator("pre code")).to_have_text("unfinished code")
+
+
+def test_escaped_brackets_in_link_text_keep_the_title(widget, runtime):
+    text = "Quoted.\n\nFrom: [Rules › #\\[doc\\] attributes](/attributes/) and [a\\\\b](/x/)"
+    ask_with(widget, runtime, text)
+    links = widget.last_answer.locator(".md a")
+    expect(links.nth(0)).to_have_text("Rules › #[doc] attributes")
+    assert links.nth(0).get_attribute("href") == runtime.url + "/attributes/"
+    expect(links.nth(1)).to_have_text("a\\b")
