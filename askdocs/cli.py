@@ -77,6 +77,31 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _release(args: argparse.Namespace) -> int:
+    from askdocs import releases
+    from askdocs.shards import SHARD_DIR
+
+    channel = Path(args.channel)
+    if args.action == "publish":
+        shards = Path(args.shards)
+        if (shards / SHARD_DIR / "manifest.json").is_file():
+            shards = shards / SHARD_DIR  # a built site folder
+        release = args.id or releases.default_release_id(shards)
+        if args.private:  # first: the pointer must never name a release whose private half is missing
+            releases.publish(Path(args.private[0]), Path(args.private[1]), release, point=False)
+        releases.publish(shards, channel, release, point=not args.no_point)
+        where = "published and current" if not args.no_point else "published (pointer unchanged)"
+        print(f"release {release} {where} in {channel}")
+    elif args.action == "point":
+        releases.point_at(channel, args.id)
+        print(f"{channel}/{releases.POINTER} now names release {args.id}")
+    else:
+        found, current = releases.list_releases(channel)
+        for release in found:
+            print(("* " if release == current else "  ") + release)
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     from askdocs.evaluation import run_eval
 
@@ -155,13 +180,39 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the site, the widget and the API")
     serve.add_argument("site_dir", nargs="?", help="a built site (with _askdocs/)")
-    serve.add_argument("--index", help="shard folder or HTTPS base URL (API only)")
-    serve.add_argument("--private", help="private shard folder or URL")
+    serve.add_argument(
+        "--index", help="shard folder or HTTPS base URL, or a release channel's current.json (API only)"
+    )
+    serve.add_argument("--private", help="private shard folder or URL (with a channel: the private channel)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--support-url", help="where escalations point (or ASKDOCS_SUPPORT_URL)")
     serve.add_argument("--reload-interval", type=float, help="seconds between index checks")
     serve.set_defaults(func=_serve)
+
+    release = sub.add_parser(
+        "release", help="release channels: publish shards under an id, repoint (roll back), list"
+    )
+    release_sub = release.add_subparsers(dest="action", required=True)
+    publish = release_sub.add_parser(
+        "publish", help="copy a built shard set into CHANNEL/releases/ID and point CHANNEL/current.json at it"
+    )
+    publish.add_argument("shards", help="a built site folder or its _askdocs/ shard folder")
+    publish.add_argument("channel", help="channel folder (upload it to the static host as it is)")
+    publish.add_argument("--id", help="release id (default: build time + content hash)")
+    publish.add_argument(
+        "--private",
+        nargs=2,
+        metavar=("PRIVATE_SHARDS", "PRIVATE_CHANNEL"),
+        help="also publish the restricted shard set under the same id, in its own (private) channel",
+    )
+    publish.add_argument("--no-point", action="store_true", help="publish without repointing")
+    point = release_sub.add_parser("point", help="point CHANNEL/current.json at a release (roll back)")
+    point.add_argument("channel")
+    point.add_argument("id")
+    listing = release_sub.add_parser("list", help="releases in a channel (* = current)")
+    listing.add_argument("channel")
+    release.set_defaults(func=_release)
 
     evaluate = sub.add_parser("eval", help="retrieval (and --chat answer) quality on a question set")
     evaluate.add_argument("questions")

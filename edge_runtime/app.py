@@ -14,6 +14,7 @@ from pathlib import Path
 from askdocs.edge_runtime.access import reader_from_header
 from askdocs.edge_runtime.chat import ChatRequest, ChatService
 from askdocs.edge_runtime.clientaddr import ClientAddress, ClientAddressMiddleware
+from askdocs.edge_runtime.drain import Drain, bounded
 from askdocs.edge_runtime.errors import (
     ApiError,
     api_error_handler,
@@ -76,6 +77,7 @@ class Runtime:
         )
         self.events = EventLog(settings.event_log, settings.log_questions, self.shared.events)
         self.chat = ChatService(self)
+        self.drain = Drain()
         self.started = time.time()
 
     def _caches(self):
@@ -159,7 +161,8 @@ async def search_endpoint(request: Request) -> Response:
     rt.record_search(outcome)
     results = [result_json(live.corpus, outcome, hit) for hit in outcome.hits]
     return JSONResponse(
-        {
+        headers=_served_by(live),
+        content={
             "query": q,
             "locale": outcome.locale,
             "requested_locale": outcome.requested_locale,
@@ -168,9 +171,18 @@ async def search_endpoint(request: Request) -> Response:
             "retrievers": outcome.retrievers,
             "retriever_errors": outcome.errors,
             "index_version": live.corpus.version,
+            "release": live.release,
             "results": results,
-        }
+        },
     )
+
+
+def _served_by(live) -> dict[str, str]:
+    """Which index (and release) answered: one `live` is read per request, so this names all of it."""
+    headers = {"X-Askdocs-Index": live.corpus.version}
+    if live.release:
+        headers["X-Askdocs-Release"] = live.release
+    return headers
 
 
 def _search_body(data: dict, settings: Settings) -> tuple[str, int, str | None]:
@@ -202,7 +214,10 @@ async def chat_endpoint(request: Request) -> Response:
         if rt.limiter
         else (request.client.host if request.client else "unknown")
     )
-    return rt.chat.respond(chat_request, live, scope, reader, client, request)
+    response = rt.chat.respond(chat_request, live, scope, reader, client, request)
+    response.body_iterator = bounded(response.body_iterator, rt.drain)
+    response.headers.update(_served_by(live))
+    return response
 
 
 async def feedback_endpoint(request: Request) -> Response:
@@ -284,7 +299,7 @@ async def healthz(request: Request) -> Response:
     manifest = live.corpus.manifest
     llm = rt.chat.llm_health()
     quiet = {
-        "status": "ok",
+        "status": "draining" if rt.drain.draining else "ok",
         "version": __version__,
         "contract": CONTRACT_VERSION,
         "index": {
@@ -304,7 +319,11 @@ async def healthz(request: Request) -> Response:
             "mode": llm["mode"],
             "llm_ok": None if llm["llm"] is None else llm["llm"]["last_error"] is None,
         },
-        "shared_state": {"backend": rt.shared.backend},
+        "shared_state": {
+            "backend": rt.shared.backend,
+            "ok": rt.shared.link is None or rt.shared.link.ok,
+        },
+        "release": None if live.release is None else {"id": live.release, "from": rt.holder.release_from},
         "reload": {
             "loaded_at": live.loaded_at,
             "reloads": rt.holder.reloads,
@@ -312,9 +331,11 @@ async def healthz(request: Request) -> Response:
         },
     }
     if not _is_admin(request):
-        return JSONResponse(quiet)
+        # 503 while draining: load balancers and readiness probes stop sending readers here.
+        return JSONResponse(quiet, status_code=503 if rt.drain.draining else 200)
     return JSONResponse(
-        {
+        status_code=503 if rt.drain.draining else 200,
+        content={
             **quiet,
             "admin": True,
             "index": live.corpus.summary(),
@@ -340,6 +361,7 @@ async def healthz(request: Request) -> Response:
                 if rt.limiter is None
                 else {"fail": rt.settings.rate_limit_fail, "degraded_decisions": rt.limiter.degraded},
             },
+            "release": rt.holder.release_health(),
             "reload": {
                 **quiet["reload"],
                 "last_check": rt.holder.last_check,
@@ -347,7 +369,7 @@ async def healthz(request: Request) -> Response:
                 "sources": live.corpus.sources,
             },
             "uptime_s": round(time.time() - rt.started, 1),
-        }
+        },
     )
 
 
@@ -459,6 +481,7 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
+        Route("/admin/reload", admin_reload, methods=["POST"]),
         # Everything under /api/ is answered here, never by the site's static files: an unknown
         # path is a JSON 404, a wrong method a JSON 405 (see http_error_handler).
         Mount("/api", routes=api),
@@ -475,9 +498,11 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
         tasks = []
         if settings.reload_interval > 0:
             tasks.append(asyncio.create_task(_poll(runtime, settings.reload_interval)))
+        await runtime.shared.connect()
         if runtime.shared.events is not None:
             tasks.append(asyncio.create_task(runtime.shared.events.run()))
         loop = asyncio.get_running_loop()
+        runtime.drain.loop = loop
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
             loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(_reload(runtime)))
         yield
@@ -513,12 +538,35 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
     return app
 
 
-async def _reload(runtime: Runtime) -> None:
+async def _reload(runtime: Runtime) -> str:
     try:
         changed = await run_in_threadpool(runtime.holder.check)
-        runtime.metrics.reloads.labels("swapped" if changed else "unchanged").inc()
     except Exception:
-        runtime.metrics.reloads.labels("failed").inc()
+        outcome = "failed"
+    else:
+        outcome = "swapped" if changed else "unchanged"
+    runtime.metrics.reloads.labels(outcome).inc()
+    return outcome
+
+
+async def admin_reload(request: Request) -> Response:
+    """`POST /admin/reload`: check the index (or release pointer) now, as SIGHUP does."""
+    rt = _runtime(request)
+    if not rt.settings.admin_token:
+        raise ApiError(404, "not_found", "admin routes are off (set ASKDOCS_ADMIN_TOKEN)")
+    if not _is_admin(request):
+        raise ApiError(401, "bad_token", "admin routes need `Authorization: Bearer $ASKDOCS_ADMIN_TOKEN`")
+    outcome = await _reload(rt)
+    live = rt.holder.state
+    return JSONResponse(
+        {
+            "outcome": outcome,
+            "index_version": live.corpus.version,
+            "release": live.release,
+            "last_error": rt.holder.last_error,
+        },
+        status_code=502 if outcome == "failed" else 200,
+    )
 
 
 async def _poll(runtime: Runtime, interval: float) -> None:

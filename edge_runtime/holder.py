@@ -5,6 +5,11 @@ reload builds a complete new `Live` off to the side and replaces the
 reference in one assignment; a request reads `holder.state` once and uses
 that object throughout, so it never mixes two index versions. A reload that
 fails keeps the old index, and says so in the log, /healthz and metrics.
+
+The index is a shard folder or URL (a changed manifest is a new index), or a
+release channel's pointer (`.../current.json`, see `askdocs.releases`): then
+a new release id is a new index, and a replica whose origin is unreachable at
+start-up serves the last release it verified, saying so.
 """
 
 from __future__ import annotations
@@ -20,7 +25,18 @@ import httpx
 from askdocs.edge_runtime.corpus import Corpus, load_corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
 
-from askdocs.remote import is_url
+from askdocs.embedder import Embedder
+from askdocs.errors import ShardError
+from askdocs.releases import (
+    Pointer,
+    PointerReader,
+    channel_base,
+    is_pointer,
+    recall,
+    release_source,
+    remember,
+)
+from askdocs.remote import is_url, materialize
 from askdocs.shards import MANIFEST
 
 log = logging.getLogger("askdocs.runtime")
@@ -32,6 +48,7 @@ class Live:
     embedder: QueryEmbedder
     fingerprint: str
     loaded_at: float
+    release: str | None = None
 
 
 def _manifest_bytes(source: str) -> bytes:
@@ -58,31 +75,118 @@ class IndexHolder:
         self.last_error: str | None = None
         self.last_check: float | None = None
         self.reloads = 0
-        stamp = fingerprint(index, private)
-        corpus, embedder = load_corpus(index, private)
-        self.state = Live(corpus, QueryEmbedder(embedder), stamp, time.time())
+        self.channel = PointerReader(index) if is_pointer(index) else None
+        self.release_from: str | None = None  # "origin" | "local-cache" (channels only)
+        self.origin_error: str | None = None
+        if self.channel is None:
+            stamp = fingerprint(index, private)
+            corpus, embedder = load_corpus(index, private)
+            self.state = Live(corpus, QueryEmbedder(embedder), stamp, time.time())
+        else:
+            self.state = self._start_from_channel()
 
     def check(self) -> bool:
-        """Reload if a manifest changed. Returns True when a new index went live."""
+        """Reload if the index changed. Returns True when a new index went live."""
         with self._lock:
             self.last_check = time.time()
             try:
-                stamp = fingerprint(self.index, self.private)
-                if stamp == self.state.fingerprint:
-                    return False
-                current = self.state
-                corpus, embedder = load_corpus(self.index, self.private, embedder=current.embedder.embedder)
-                query_embedder = (
-                    current.embedder if embedder is current.embedder.embedder else QueryEmbedder(embedder)
-                )
-                self.state = Live(corpus, query_embedder, stamp, time.time())
-                self.reloads += 1
-                self.last_error = None
-                log.info("index reloaded: now %s (was %s)", corpus.version, current.corpus.version)
-                return True
+                return self._check_channel() if self.channel is not None else self._check_folder()
             except Exception as exc:
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 log.error(
                     "index reload failed, still serving %s: %s", self.state.corpus.version, self.last_error
                 )
                 raise
+
+    def _check_folder(self) -> bool:
+        stamp = fingerprint(self.index, self.private)
+        if stamp == self.state.fingerprint:
+            return False
+        current = self.state
+        corpus, embedder = load_corpus(self.index, self.private, embedder=current.embedder.embedder)
+        self._go_live(Live(corpus, self._query_embedder(embedder), stamp, time.time()))
+        return True
+
+    def _check_channel(self) -> bool:
+        assert self.channel is not None
+        try:
+            pointer = self.channel.read()
+        except ShardError as exc:
+            self.origin_error = str(exc)
+            raise
+        self.origin_error = None
+        if pointer is None:
+            if self.release_from == "local-cache":
+                log.info("origin reachable again; release %s is still current", self.state.release)
+            self.release_from = "origin"
+            self.last_error = None
+            return False
+        self._go_live(self._load_release(pointer, self.state.embedder.embedder))
+        self.release_from = "origin"
+        return True
+
+    def _go_live(self, live: Live) -> None:
+        current = self.state
+        self.state = live
+        self.reloads += 1
+        self.last_error = None
+        log.info(
+            "index reloaded: now %s%s (was %s)",
+            live.corpus.version,
+            f" (release {live.release})" if live.release else "",
+            current.corpus.version,
+        )
+
+    def _query_embedder(self, embedder: Embedder) -> QueryEmbedder:
+        current = getattr(self, "state", None)
+        if current is not None and embedder is current.embedder.embedder:
+            return current.embedder
+        return QueryEmbedder(embedder)
+
+    def _load_release(self, pointer: Pointer, embedder: Embedder | None) -> Live:
+        """Download (if remote) and verify a whole release, public and private, before it goes live."""
+        assert self.channel is not None
+        public = materialize(release_source(channel_base(self.index), pointer.release))
+        private = materialize(release_source(self.private, pointer.release)) if self.private else None
+        corpus, embedder = load_corpus(str(public), str(private) if private else None, embedder=embedder)
+        remember(self.index, pointer.release, public, private)
+        self.channel.accept(pointer)
+        return Live(
+            corpus, self._query_embedder(embedder), "release:" + pointer.release, time.time(), pointer.release
+        )
+
+    def _start_from_channel(self) -> Live:
+        assert self.channel is not None
+        try:
+            pointer = self.channel.read()
+            assert pointer is not None  # the first read always returns the pointer
+            live = self._load_release(pointer, None)
+            self.release_from = "origin"
+            return live
+        except ShardError as exc:
+            memo = recall(self.index)
+            if memo is None:
+                raise ShardError(
+                    f"{exc} (and this machine has no earlier verified release of {self.index} to start from)"
+                ) from exc
+            self.origin_error = str(exc)
+            self.release_from = "local-cache"
+            log.warning(
+                "release channel unreachable (%s); serving release %s from the local cache",
+                exc,
+                memo["release"],
+            )
+            corpus, embedder = load_corpus(memo["public"], memo["private"])  # verifies every sha256 again
+            self.channel.accept(Pointer(memo["release"], None))
+            return Live(
+                corpus, QueryEmbedder(embedder), "release:" + memo["release"], time.time(), memo["release"]
+            )
+
+    def release_health(self) -> dict | None:
+        if self.channel is None:
+            return None
+        return {
+            "id": self.state.release,
+            "from": self.release_from,
+            "origin_error": self.origin_error,
+        }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from types import FrameType
 
 import uvicorn
 from askdocs.edge_runtime.app import create_app
@@ -28,17 +29,35 @@ def settings_for(site_dir: str | None, index: str | None, private: str | None, *
     return Settings.from_env(index=index, private=private, **overrides)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn, telling running answers how long they have once SIGTERM/SIGINT arrives."""
+
+    def __init__(self, config: uvicorn.Config, runtime) -> None:
+        super().__init__(config)
+        self.runtime = runtime
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if not self.should_exit:
+            grace = self.runtime.settings.shutdown_grace
+            log.info("shutting down: no new connections; running answers get %.0fs to finish", grace)
+            self.runtime.drain.begin(grace)
+        super().handle_exit(sig, frame)
+
+
 def serve(settings: Settings, host: str, port: int) -> None:
     app = create_app(settings)
     log.info("askdocs serving %s on http://%s:%d", settings.site_dir or settings.index, host, port)
     # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from 127.0.0.1 (its
     # default FORWARDED_ALLOW_IPS); askdocs reads forwarding headers itself, only from
     # ASKDOCS_TRUSTED_PROXIES (clientaddr.py).
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level="info",
-        timeout_graceful_shutdown=5,
+        # Streams end by themselves at the grace deadline (with an `error` event); the margin
+        # lets that last event reach the reader before uvicorn cancels what is left.
+        timeout_graceful_shutdown=int(settings.shutdown_grace) + 2,
         proxy_headers=False,
     )
+    _Server(config, app.state.runtime).run()

@@ -448,6 +448,13 @@ class SharedState:
     def backend(self) -> str:
         return "redis" if self.link is not None else "local"
 
+    async def connect(self) -> None:
+        """Open a connection before the first reader needs one (a Redis that is down here is
+        reported like any other outage; the replica starts all the same)."""
+        if self.link is not None:
+            with contextlib.suppress(Unavailable):
+                await self.link.run("connect", lambda r: r.ping())
+
     def token_budget(self, daily: int | None) -> LocalTokenBudget | RedisTokenBudget:
         return RedisTokenBudget(self.link, daily) if self.link is not None else LocalTokenBudget(daily)
 
