@@ -110,13 +110,17 @@ class _Searcher:
         self.embedder = QueryEmbedder(embedder)
         self.corpus = corpus
 
-    def pages(self, question: Question, depth: int = 30) -> list[str]:
-        from askdocs.edge_runtime.conversation import Turn, search_query
-        from askdocs.edge_runtime.search import hybrid_search
+    def query(self, question: Question):
+        from askdocs.edge_runtime.conversation import ChatRequest, Turn
+        from askdocs.edge_runtime.query import make_query
 
         history = tuple(Turn(t["role"], t["content"]) for t in question.history)
-        text = search_query(question.question, history)
-        outcome = hybrid_search(self.scope, self.embedder, text, question.locale, depth)
+        return make_query(ChatRequest(question.question, question.locale, history, None), self.scope)
+
+    def pages(self, question: Question, depth: int = 30) -> list[str]:
+        from askdocs.edge_runtime.search import hybrid_search
+
+        outcome = hybrid_search(self.scope, self.embedder, self.query(question), depth)
         ranked: list[str] = []
         for hit in outcome.hits:
             url = self.corpus.chunk_page(hit.ref).url

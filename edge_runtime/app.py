@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from askdocs.edge_runtime.access import reader_from_header
+from askdocs.edge_runtime.answer import AnswerSettings
 from askdocs.edge_runtime.chat import ChatRequest, ChatService
 from askdocs.edge_runtime.clientaddr import ClientAddress, ClientAddressMiddleware
 from askdocs.edge_runtime.drain import Drain, bounded
@@ -25,7 +26,9 @@ from askdocs.edge_runtime.errors import (
 from askdocs.edge_runtime.eventlog import EventLog
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.holder import IndexHolder
+from askdocs.edge_runtime.llm import LLMClient
 from askdocs.edge_runtime.metrics import Metrics
+from askdocs.edge_runtime.query import search_query_for
 from askdocs.edge_runtime.ratelimit import RateLimiter
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import ScopeCache
@@ -76,7 +79,20 @@ class Runtime:
             else None
         )
         self.events = EventLog(settings.event_log, settings.log_questions, self.shared.events)
-        self.chat = ChatService(self)
+        self.chat = ChatService(
+            answer_settings(settings),
+            metrics=self.metrics,
+            event_log=self.events,
+            fs_caches=self.fs_caches,
+            on_search=self.record_search,
+            answer_cache=self.shared.answers,
+            llm=(
+                LLMClient(settings.llm, budget=self.shared.token_budget(settings.llm.daily_token_budget))
+                if settings.llm
+                else None
+            ),
+            cache_enabled=settings.answer_cache > 0,
+        )
         self.drain = Drain()
         self.started = time.time()
 
@@ -119,6 +135,13 @@ class Runtime:
                 self.metrics.retrievers.labels(name, "failed").inc()
 
 
+def answer_settings(settings: Settings) -> AnswerSettings:
+    """The pipeline's settings from the runtime's (the same for chat, eval and MCP)."""
+    if settings.min_confidence is None:
+        return AnswerSettings(support_url=settings.support_url)
+    return AnswerSettings(min_confidence=settings.min_confidence, support_url=settings.support_url)
+
+
 def _runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
@@ -157,7 +180,8 @@ async def search_endpoint(request: Request) -> Response:
         q = _text_param(request, "q", rt.settings.max_query_chars)
         k = _int_param(request, "k", 10, 1, 50)
         locale = _text_param(request, "locale", 32, required=False)
-    outcome = await run_in_threadpool(hybrid_search, scope, live.embedder, q, locale, k)
+    query = search_query_for(q, locale, scope)
+    outcome = await run_in_threadpool(hybrid_search, scope, live.embedder, query, k)
     rt.record_search(outcome)
     results = [result_json(live.corpus, outcome, hit) for hit in outcome.hits]
     return JSONResponse(
@@ -206,7 +230,7 @@ def _search_body(data: dict, settings: Settings) -> tuple[str, int, str | None]:
 async def chat_endpoint(request: Request) -> Response:
     rt = _runtime(request)
     live = rt.holder.state
-    reader, scope = rt.scope_for(request, live.corpus)
+    _, scope = rt.scope_for(request, live.corpus)
     body = await _read_body(request, rt.settings.max_chat_bytes)
     chat_request = ChatRequest.parse(body, rt.settings)
     client = (
@@ -214,7 +238,7 @@ async def chat_endpoint(request: Request) -> Response:
         if rt.limiter
         else (request.client.host if request.client else "unknown")
     )
-    response = rt.chat.respond(chat_request, live, scope, reader, client, request)
+    response = rt.chat.respond(chat_request, live, scope, client)
     response.body_iterator = bounded(response.body_iterator, rt.drain)
     response.headers.update(_served_by(live))
     return response

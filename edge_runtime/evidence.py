@@ -17,100 +17,14 @@ from askdocs.edge_runtime import events
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import DocsFS
+from askdocs.edge_runtime.query import Query
 from askdocs.edge_runtime.results import locate_in_chunk
-from askdocs.edge_runtime.search import SearchOutcome, identifier_tokens
+from askdocs.edge_runtime.search import SearchOutcome
 
 from askdocs import lexical
 
 MAX_SECTION_CHARS = 2400
 _LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
-
-# Words that say what kind of question it is, not what it is about.
-GENERIC = {
-    "en": {
-        "how",
-        "what",
-        "which",
-        "where",
-        "when",
-        "why",
-        "who",
-        "whom",
-        "whose",
-        "do",
-        "doe",
-        "can",
-        "could",
-        "should",
-        "would",
-        "use",
-        "us",
-        "get",
-        "set",
-        "make",
-        "need",
-        "want",
-        "way",
-        "work",
-        "there",
-        "tell",
-        "explain",
-        "mean",
-        "happen",
-        "someth",
-        "anyth",
-        "thing",
-        "possibl",
-        "best",
-        "document",
-        "doc",
-        "page",
-        # degree and filler words: "how much", "really", "at the very least"
-        "much",
-        "mani",
-        "veri",
-        "realli",
-        "just",
-    },
-    "es": {
-        "com",
-        "cóm",
-        "qué",
-        "cuál",
-        "cual",
-        "dónd",
-        "dond",
-        "cuánd",
-        "cuand",
-        "quién",
-        "pued",
-        "deb",
-        "hac",
-        "usar",
-        "us",
-        "necesit",
-        "quier",
-        "form",
-        "maner",
-        "hay",
-        "algo",
-        "cos",
-        "posibl",
-        "mejor",
-        "document",
-        "pagin",
-        "funcion",
-        "sirv",
-        "usa",
-        "usan",
-        "uso",
-        "usam",
-        "tien",
-        "tengo",
-        "hag",
-    },
-}
-
 
 @dataclass
 class Evidence:
@@ -139,16 +53,8 @@ class Investigation:
     checked: list[str]
     confidence: float
     signals: dict = field(default_factory=dict)
-    key_terms: set[str] = field(default_factory=set)
-    identifiers: list[str] = field(default_factory=list)
     # How telling each key term is in the reader's docs (idf / mean idf; unknown terms: none).
     term_weights: dict[str, float] = field(default_factory=dict)
-
-
-def key_terms(locale: str, text: str) -> set[str]:
-    terms = lexical.stem_terms(locale, text)
-    generic = GENERIC.get(locale, set()) | GENERIC["en"]
-    return {t for t in terms if t not in generic and len(t) > 1}
 
 
 def section_at(corpus: Corpus, set_index: int, page_index: int, offset: int) -> tuple[int, int, str, str]:
@@ -230,14 +136,14 @@ class _Collector:
 
 
 def investigate(
-    fs: DocsFS, outcome: SearchOutcome, question: str, *, max_pages: int = 3, max_links: int = 2
+    fs: DocsFS, outcome: SearchOutcome, query: Query, *, max_pages: int = 3, max_links: int = 2
 ) -> Investigation:
     corpus = fs.corpus
-    locale = outcome.locale
+    locale = query.locale
     steps: list[StreamEvent] = []
     collector = _Collector(corpus, locale)
-    terms = key_terms(locale, question)
-    identifiers = identifier_tokens(question)
+    terms = set(query.key_terms)
+    identifiers = list(query.identifiers)
     hits = outcome.hits[:8]
     top = hits[0].score if hits else 0.0
 
@@ -267,7 +173,7 @@ def investigate(
                 lastmod=chunk.lastmod,
             )
             continue
-        anchor, _ = locate_in_chunk(corpus, hit.ref, outcome.query, locale, outcome.terms)
+        anchor, _ = locate_in_chunk(corpus, hit.ref, query)
         offset = chunk.start
         for at, sec_anchor, _ in corpus.sets[hit.ref.set].sections(chunk.page):
             if sec_anchor == anchor and chunk.start <= at < chunk.end:
@@ -313,12 +219,12 @@ def investigate(
 
     ordered = sorted(collector.items, key=lambda e: -e.score)
     weights = term_weights(fs.scope.document_frequencies(locale, terms), terms)
-    confidence, signals = assess(outcome, ordered, terms, identifiers, locale, weights, question)
+    confidence, signals = assess(outcome, ordered, query, weights)
     checked = []
     for evidence in ordered[:4]:
         if evidence.label not in checked:
             checked.append(evidence.label)
-    return Investigation(ordered, steps, checked, confidence, signals, terms, identifiers, weights)
+    return Investigation(ordered, steps, checked, confidence, signals, weights)
 
 
 def _line_offset(content: str, line: int) -> int:
@@ -391,16 +297,14 @@ def term_weights(frequencies: tuple[dict[str, int], int], terms: set[str]) -> di
 def features(
     outcome: SearchOutcome,
     evidence: list[Evidence],
-    terms: set[str],
-    identifiers: list[str],
-    locale: str,
+    query: Query,
     weights: dict[str, float] | None,
-    question: str,
     evidence_terms: set[str] | None = None,
 ) -> dict[str, float]:
     """The signals confidence is computed from (all in roughly [0, 1] or z units).
 
     `weights`: `term_weights` of the key terms (None: every term known, all equal)."""
+    terms, identifiers, locale = set(query.key_terms), query.identifiers, query.locale
     if evidence_terms is None:
         evidence_terms = _evidence_terms(locale, evidence)
     if weights is None:
@@ -416,7 +320,7 @@ def features(
     lexical_refs = {h.ref for h in outcome.hits[:5] if h.lexical_rank is not None and h.lexical_rank < 3}
     dense_refs = {h.ref for h in outcome.hits[:5] if h.dense_rank is not None and h.dense_rank < 3}
     unknown = terms - set(weights)
-    entities = {t for word in _ENTITY.findall(question) for t in lexical.stem_terms(locale, word)}
+    entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
     names = [t for t in identifiers if not _WEAK_IDENTIFIER.fullmatch(t)]
     found = [t for t in names if any(t in e.text.lower() for e in evidence)]
     return {
@@ -437,19 +341,16 @@ def features(
 def assess(
     outcome: SearchOutcome,
     evidence: list[Evidence],
-    terms: set[str],
-    identifiers: list[str],
-    locale: str,
+    query: Query,
     weights: dict[str, float] | None = None,
-    question: str = "",
     model: ConfidenceModel = CONFIDENCE,
 ) -> tuple[float, dict]:
     """Confidence in [0, 1] that the evidence answers the question, and why."""
     if not evidence or not outcome.hits:
         return 0.0, {"reason": "no candidates"}
-    evidence_terms = _evidence_terms(locale, evidence)
-    signals = features(outcome, evidence, terms, identifiers, locale, weights, question, evidence_terms)
+    evidence_terms = _evidence_terms(query.locale, evidence)
+    signals = features(outcome, evidence, query, weights, evidence_terms)
     confidence = model.predict(signals)
     signals = {k: round(v, 4) for k, v in signals.items()}
-    signals["missing_terms"] = sorted(terms - evidence_terms)
+    signals["missing_terms"] = sorted(query.key_terms - evidence_terms)
     return round(confidence, 4), signals

@@ -14,8 +14,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence
 from askdocs.edge_runtime.i18n import phrase
+from askdocs.edge_runtime.query import Query
 
 from askdocs import lexical
 
@@ -105,30 +107,33 @@ def _terms(locale: str, text: str) -> set[str]:
     return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
 
 
+@dataclass
+class Composition:
+    parts: list[Part]
+    cited: list[Evidence]
+
+
 def compose(
-    question: str,
+    query: Query,
     evidence: list[Evidence],
-    locale: str,
-    key_terms: set[str],
-    identifiers: list[str],
-    relevance: Callable[[list[str]], list[float]] | None = None,
-    focus: set[str] | None = None,
     term_weights: dict[str, float] | None = None,
-) -> tuple[str, list[Evidence]]:
-    """The answer text and the evidence it quotes (its citations).
+    relevance: Callable[[list[str]], list[float]] | None = None,
+) -> Composition:
+    """The answer's parts and the evidence it quotes (its citations).
 
     `relevance` (optional) gives each unit's semantic similarity to the question
     (the dense model); units are scored by it together with term overlap.
-    `focus`: the terms of a follow-up's own words ("and on Windows?"), which count
-    double against those borrowed from the earlier question.
+    A follow-up's own words (`query.focus`, "and on Windows?") count double against
+    those borrowed from the earlier question.
     `term_weights`: how telling each key term is in these docs (`Investigation.term_weights`):
     "memory" says more than "server" in a server product's docs.
     """
-    focus = focus or set()
+    locale, key_terms, identifiers = query.locale, set(query.key_terms), list(query.identifiers)
+    focus = set(query.focus)
     rarity = term_weights or {}
     if not evidence:
-        return "", []
-    procedural = bool(_PROCEDURAL.search(question))
+        return Composition([], [])
+    procedural = bool(_PROCEDURAL.search(query.message))
     pool = evidence[:5]
     units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
     dense = None
@@ -179,7 +184,7 @@ def compose(
     groups: dict[int, list[Unit]] = {}
     for unit in sorted(chosen, key=lambda u: (u.evidence, u.order)):
         groups.setdefault(unit.evidence, []).append(unit)
-    parts: list[str] = []
+    parts: list[Part] = []
     cited: list[Evidence] = []
     for index in sorted(groups, key=lambda i: min(-u.score for u in groups[i])):
         source = pool[index]
@@ -189,9 +194,10 @@ def compose(
             else ""
         )
         label = re.sub(r"([\\\[\]])", r"\\\1", source.label)  # `#[doc]` stays `#[doc]` in the link text
-        parts.append(_render(groups[index]) + f"\n\n{phrase(locale, 'from')}: [{label}]({source.url}){dated}")
+        parts.append(Part("support", _render(groups[index]), source.url))
+        parts.append(Part("source", f"{phrase(locale, 'from')}: [{label}]({source.url}){dated}", source.url))
         cited.append(source)
-    return "\n\n".join(parts), cited
+    return Composition(parts, cited)
 
 
 def _render(units: list[Unit]) -> str:

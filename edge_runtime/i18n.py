@@ -8,6 +8,7 @@ PHRASES = {
         "checked": "I couldn't confirm this in the documentation. I checked {places}.",
         "checked_nothing": "I couldn't find anything about this in the documentation.",
         "contact": "Contact support",
+        "no_support": "This site has no support page configured; the documentation is all I can search.",
         "human": "Of course. Our support team can help you directly.",
         "fallback": "(The language model was unavailable, so this answer quotes the documentation directly.)",
         "and": "and",
@@ -17,6 +18,9 @@ PHRASES = {
         "checked": "No pude confirmarlo en la documentación. Revisé {places}.",
         "checked_nothing": "No encontré nada sobre esto en la documentación.",
         "contact": "Contactar con soporte",
+        "no_support": (
+            "Este sitio no tiene una página de soporte configurada; solo puedo buscar en la documentación."
+        ),
         "human": "Por supuesto. Nuestro equipo de soporte puede ayudarle directamente.",
         "fallback": (
             "(El modelo de lenguaje no estaba disponible, así que esta respuesta cita "

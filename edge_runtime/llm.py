@@ -24,6 +24,7 @@ class LLMError(Exception):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+        self.partial = ""  # answer text already streamed to the reader when it failed
 
 
 @dataclass

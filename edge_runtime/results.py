@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
-from askdocs.edge_runtime.search import Hit, SearchOutcome, identifier_tokens, snippet, stem_word
+from askdocs.edge_runtime.query import Query
+from askdocs.edge_runtime.search import Hit, SearchOutcome, snippet, stem_word
 
 _WORD = re.compile(r"\w+")
 
 
-def locate_in_chunk(
-    corpus: Corpus, ref: ChunkRef, query: str, locale: str, terms: set[str]
-) -> tuple[str, str]:
+def locate_in_chunk(corpus: Corpus, ref: ChunkRef, query: Query) -> tuple[str, str]:
     """(anchor, heading) of the part of a chunk that best matches the query.
 
     A chunk may span several small sections (merged at build time); the
@@ -33,7 +32,7 @@ def locate_in_chunk(
     if inside[0][0] == chunk.start:
         bounds, labels = bounds[1:], labels[1:]
     segments = [(page.content[bounds[i] : bounds[i + 1]], labels[i]) for i in range(len(labels))]
-    tokens = identifier_tokens(query)
+    tokens, locale, terms = query.identifiers, query.locale, query.terms
     for text, label in segments:
         lowered = text.lower()
         if tokens and any(t in lowered for t in tokens):
@@ -49,7 +48,7 @@ def locate_in_chunk(
 def result_json(corpus: Corpus, outcome: SearchOutcome, hit: Hit) -> dict:
     chunk = corpus.chunk(hit.ref)
     page = corpus.chunk_page(hit.ref)
-    anchor, heading = locate_in_chunk(corpus, hit.ref, outcome.query, outcome.locale, outcome.terms)
+    anchor, heading = locate_in_chunk(corpus, hit.ref, outcome.query)
     text, highlights = snippet(corpus.text(hit.ref), page.locale, outcome.terms)
     return {
         "url": page.url + (f"#{anchor}" if anchor else ""),

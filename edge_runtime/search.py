@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
+from askdocs.edge_runtime.query import Query
 from askdocs.edge_runtime.scope import Scope
 
 from askdocs import lexical
@@ -62,39 +63,34 @@ class Hit:
 
 @dataclass
 class SearchOutcome:
-    query: str
-    locale: str
-    requested_locale: str
+    query: Query
     hits: list[Hit]
     retrievers: list[str]
     errors: dict[str, str] = field(default_factory=dict)
-    terms: set[str] = field(default_factory=set)
     took_ms: float = 0.0
     dense_stats: tuple[float, float] | None = None  # mean and std of all allowed cosines
 
     @property
+    def locale(self) -> str:
+        return self.query.locale
+
+    @property
+    def requested_locale(self) -> str:
+        return self.query.requested_locale
+
+    @property
+    def terms(self) -> frozenset[str]:
+        return self.query.terms
+
+    @property
     def locale_fallback(self) -> bool:
-        return self.locale != self.requested_locale
-
-
-def effective_locale(scope: Scope, requested: str | None) -> str:
-    corpus = scope.corpus
-    if requested and requested in scope.locales:
-        return requested
-    if corpus.default_locale in scope.locales or not scope.locales:
-        return corpus.default_locale
-    return sorted(scope.locales)[0]
-
-
-def query_terms(locale: str, text: str) -> set[str]:
-    return lexical.stem_terms(locale, text)
+        return self.query.locale_fallback
 
 
 def hybrid_search(
     scope: Scope,
     embedder: QueryEmbedder | None,
-    text: str,
-    locale: str | None,
+    query: Query,
     k: int = 10,
     weights: RankWeights = DEFAULT_WEIGHTS,
     *,
@@ -102,10 +98,8 @@ def hybrid_search(
 ) -> SearchOutcome:
     started = time.perf_counter()
     corpus = scope.corpus
-    requested = (locale or corpus.default_locale).lower()
-    loc = effective_locale(scope, requested)
-    outcome = SearchOutcome(text, loc, requested, [], [])
-    outcome.terms = query_terms(loc, text)
+    text, loc = query.text, query.locale
+    outcome = SearchOutcome(query, [], [])
     candidates: dict[ChunkRef, Hit] = {}
 
     lex = _lexical(scope, text, loc, weights.candidates)
@@ -132,8 +126,8 @@ def hybrid_search(
             outcome.errors["dense"] = f"{type(exc).__name__}: {exc}"
 
     kk = weights.rrf_k
-    temporal = bool(TEMPORAL.search(text))
-    exact_tokens = identifier_tokens(text)
+    temporal = query.temporal
+    exact_tokens = query.identifiers
     # Changelogs name every identifier ever touched: on ties, the page that explains it wins.
     exact_rank = _rank_by(
         candidates,
@@ -145,9 +139,9 @@ def hybrid_search(
     heading_rank = (
         _rank_by(
             candidates,
-            lambda ref: len(outcome.terms & corpus.sets[ref.set].heading_terms(ref.index, loc)),
+            lambda ref: len(query.terms & corpus.sets[ref.set].heading_terms(ref.index, loc)),
         )
-        if outcome.terms and weights.heading
+        if query.terms and weights.heading
         else {}
     )
     newest, oldest = _date_range(corpus, candidates)
@@ -189,27 +183,7 @@ def hybrid_search(
     return outcome
 
 
-TEMPORAL = re.compile(
-    r"\b(when|which version|what version|since|until|changed?|changelog|deprecat\w*|removed?|"
-    r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
-    r"cu[aá]ndo|qu[eé] versi[oó]n|desde|cambi\w*|obsolet\w*|elimin\w*|nuev\w*|"
-    r"actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
-    re.I,
-)
-_IDENTIFIER = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.:/-]*(?:\d|_|[a-z][A-Z]|\w[.\-/:]\w)[\w.:/-]*)")
-
-
-def identifier_tokens(text: str) -> list[str]:
-    """Query tokens that name something exactly: flags, env vars, codes, dotted names."""
-    out = []
-    for match in _IDENTIFIER.finditer(text):
-        token = match.group(0).strip(".:/")
-        if len(token) >= 3 and token.lower() not in out:
-            out.append(token.lower())
-    return out
-
-
-def _exact_count(corpus: Corpus, ref: ChunkRef, tokens: list[str]) -> int:
+def _exact_count(corpus: Corpus, ref: ChunkRef, tokens: tuple[str, ...]) -> int:
     if not tokens:
         return 0
     text = corpus.text(ref).lower()

@@ -6,9 +6,14 @@ import dataclasses
 
 import pytest
 from askdocs.edge_runtime.results import result_json
-from askdocs.edge_runtime.search import RankWeights, hybrid_search, identifier_tokens
+from askdocs.edge_runtime.query import identifier_tokens, search_query_for
+from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, RankWeights, hybrid_search
 
 from askdocs import lexical
+
+
+def search(scope, embedder, text, locale, k=10, weights=DEFAULT_WEIGHTS):
+    return hybrid_search(scope, embedder, search_query_for(text, locale, scope), k, weights)
 
 
 def pages(corpus, outcome) -> list[str]:
@@ -22,7 +27,7 @@ def pages(corpus, outcome) -> list[str]:
 
 def test_dense_answers_a_question_with_no_lexical_overlap(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    outcome = hybrid_search(public_scope, embedder, "What are your monthly fees?", "en", 10)
+    outcome = search(public_scope, embedder, "What are your monthly fees?", "en", 10)
     assert outcome.retrievers == ["lexical", "dense"]
     pricing = [h for h in outcome.hits if corpus.chunk_page(h.ref).url == "/pricing/"]
     assert pricing, pages(corpus, outcome)
@@ -32,26 +37,26 @@ def test_dense_answers_a_question_with_no_lexical_overlap(example_corpus, public
 
 def test_exact_identifiers_win(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    outcome = hybrid_search(public_scope, embedder, "TFX-1042", "en", 5)
+    outcome = search(public_scope, embedder, "TFX-1042", "en", 5)
     top = result_json(corpus, outcome, outcome.hits[0])
     assert top["page_url"] == "/errors/"
     assert top["url"] == "/errors/#tfx-1042"  # the sub-section holding the code
-    assert identifier_tokens("use --max-batch with TALLYFOX_DATA_DIR") == ["--max-batch", "tallyfox_data_dir"]
+    assert identifier_tokens("use --max-batch with TALLYFOX_DATA_DIR") == ("--max-batch", "tallyfox_data_dir")
 
 
 def test_locale_first_and_marked_fallback(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    spanish = hybrid_search(public_scope, embedder, "¿Cómo instalo el agente en Windows?", "es", 10)
+    spanish = search(public_scope, embedder, "¿Cómo instalo el agente en Windows?", "es", 10)
     assert spanish.locale == "es" and not spanish.locale_fallback
     assert all(corpus.chunk_page(h.ref).locale == "es" for h in spanish.hits)
     assert pages(corpus, spanish)[0] == "/es/install/"
-    french = hybrid_search(public_scope, embedder, "install windows", "fr", 5)
+    french = search(public_scope, embedder, "install windows", "fr", 5)
     assert french.locale == "en" and french.locale_fallback and french.requested_locale == "fr"
 
 
 def test_newest_of_conflicting_dated_passages_wins(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    outcome = hybrid_search(public_scope, embedder, "default retention for raw samples", "en", 10)
+    outcome = search(public_scope, embedder, "default retention for raw samples", "en", 10)
     anchors = [
         corpus.chunk(h.ref).anchor for h in outcome.hits if corpus.chunk_page(h.ref).url == "/release-notes/"
     ]
@@ -62,13 +67,13 @@ def test_newest_of_conflicting_dated_passages_wins(example_corpus, public_scope)
 def test_recency_weight_is_what_orders_them(example_corpus, public_scope):
     corpus, embedder = example_corpus
     flat = dataclasses.replace(RankWeights(), recency=0.0, near_duplicate=2.0)
-    outcome = hybrid_search(public_scope, embedder, "default retention for raw samples", "en", 10, flat)
+    outcome = search(public_scope, embedder, "default retention for raw samples", "en", 10, flat)
     scores = {
         corpus.chunk(h.ref).anchor: h.score
         for h in outcome.hits
         if corpus.chunk_page(h.ref).url == "/release-notes/"
     }
-    tuned = hybrid_search(public_scope, embedder, "default retention for raw samples", "en", 10)
+    tuned = search(public_scope, embedder, "default retention for raw samples", "en", 10)
     tuned_scores = {
         corpus.chunk(h.ref).anchor: h.score
         for h in tuned.hits
@@ -80,7 +85,7 @@ def test_recency_weight_is_what_orders_them(example_corpus, public_scope):
 def test_canonical_page_outranks_the_listing_that_repeats_it(example_corpus, public_scope):
     corpus, embedder = example_corpus
     query = "Webhooks let Tallyfox notify another system when an alert fires or resolves"
-    ranked = pages(corpus, hybrid_search(public_scope, embedder, query, "en", 10))
+    ranked = pages(corpus, search(public_scope, embedder, query, "en", 10))
     assert ranked[0] == "/guides/webhooks/"
     assert "/tags/" not in ranked[:1]
     if "/tags/" in ranked:
@@ -89,14 +94,14 @@ def test_canonical_page_outranks_the_listing_that_repeats_it(example_corpus, pub
 
 def test_faq_pairs_are_strong_candidates(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    outcome = hybrid_search(public_scope, embedder, "Is there a discount for nonprofits?", "en", 5)
+    outcome = search(public_scope, embedder, "Is there a discount for nonprofits?", "en", 5)
     first = corpus.chunk(outcome.hits[0].ref)
     assert first.kind == "faq" and "KINDFOX40" in corpus.text(outcome.hits[0].ref)
 
 
 def test_results_are_deduplicated_per_page_and_anchor(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    outcome = hybrid_search(public_scope, embedder, "proxy", "en", 20)
+    outcome = search(public_scope, embedder, "proxy", "en", 20)
     keys = [
         (corpus.chunk_page(h.ref).url, corpus.chunk(h.ref).anchor, corpus.chunk(h.ref).kind)
         for h in outcome.hits
@@ -107,7 +112,7 @@ def test_results_are_deduplicated_per_page_and_anchor(example_corpus, public_sco
 
 def test_snippet_is_plain_text_with_term_offsets(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    outcome = hybrid_search(public_scope, embedder, "webhook signature header", "en", 3)
+    outcome = search(public_scope, embedder, "webhook signature header", "en", 3)
     result = result_json(corpus, outcome, outcome.hits[0])
     assert "```" not in result["snippet"] and "**" not in result["snippet"]
     assert result["highlights"]
@@ -123,7 +128,7 @@ class BrokenEmbedder:
 
 
 def test_a_failed_dense_retriever_is_reported_not_hidden(public_scope):
-    outcome = hybrid_search(public_scope, BrokenEmbedder(), "install windows", "en", 5)
+    outcome = search(public_scope, BrokenEmbedder(), "install windows", "en", 5)
     assert outcome.retrievers == ["lexical"]
     assert "onnx session lost" in outcome.errors["dense"]
     assert outcome.hits  # lexical still answers, and says it was alone
@@ -132,9 +137,9 @@ def test_a_failed_dense_retriever_is_reported_not_hidden(public_scope):
 @pytest.mark.parametrize("query", ["BLUE HERON", "on-call runbook escalation", "marigold-anvil-42"])
 def test_restricted_pages_only_for_their_group(example_corpus, public_scope, staff_scope, query):
     corpus, embedder = example_corpus
-    public = pages(corpus, hybrid_search(public_scope, embedder, query, "en", 20))
+    public = pages(corpus, search(public_scope, embedder, query, "en", 20))
     assert not any("internal" in url for url in public)
-    staff = pages(corpus, hybrid_search(staff_scope, embedder, query, "en", 20))
+    staff = pages(corpus, search(staff_scope, embedder, query, "en", 20))
     assert "/internal/runbook/" in staff[:3]
 
 

@@ -1,0 +1,226 @@
+"""One answer pipeline: question → query → retrieve → investigate → assess → compose.
+
+Each step is a plain function over explicit inputs; `answer()` runs them all
+for the offline (extractive) synthesiser, and `prepare()` + a synthesiser is
+what the chat endpoint, `askdocs eval`, the MCP `ask` tool, the tuning scripts
+and the benchmarks share. Nothing here streams, caches or logs: the chat
+endpoint does that with the typed `Answer` it gets back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from askdocs.edge_runtime.answer_types import Answer, Part
+from askdocs.edge_runtime.conversation import ChatRequest, only_asks_for_human
+from askdocs.edge_runtime.embedding import QueryEmbedder
+from askdocs.edge_runtime.events import StreamEvent
+from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate
+from askdocs.edge_runtime.extractive import Composition, compose, refusal
+from askdocs.edge_runtime.fs import DocsFS, FsCaches
+from askdocs.edge_runtime.i18n import phrase
+from askdocs.edge_runtime.query import Query, make_query
+from askdocs.edge_runtime.scope import Scope
+from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
+
+# Operating point of the confidence model (see evidence.CONFIDENCE and scripts/fit_confidence.py).
+DEFAULT_MIN_CONFIDENCE = 0.45
+SEARCH_DEPTH = 8
+_SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk|ayuda)\b", re.I)
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    weights: RankWeights = DEFAULT_WEIGHTS
+    depth: int = SEARCH_DEPTH
+    support_url: str | None = None  # where escalations point (None: the site's support page)
+
+
+@dataclass(frozen=True)
+class Docs:
+    """What one reader may read, and the model to embed questions with."""
+
+    scope: Scope
+    embedder: QueryEmbedder | None
+    fs_caches: FsCaches = field(default_factory=FsCaches)
+
+    @property
+    def fs(self) -> DocsFS:
+        return DocsFS(self.scope, self.fs_caches)
+
+
+@dataclass
+class Case:
+    """Everything known about one question before an answer is composed."""
+
+    query: Query
+    outcome: SearchOutcome
+    investigation: Investigation
+    support: dict
+
+    @property
+    def confidence(self) -> float:
+        return self.investigation.confidence
+
+    @property
+    def evidence(self) -> list[Evidence]:
+        return self.investigation.evidence
+
+    @property
+    def steps(self) -> list[StreamEvent]:
+        return self.investigation.steps
+
+    def trace(self) -> dict:
+        extra: dict[str, Any] = {
+            "confidence": self.confidence,
+            "retrievers": self.outcome.retrievers,
+            "locale": self.query.locale,
+        }
+        if self.outcome.errors:
+            extra["retriever_errors"] = self.outcome.errors
+        if self.query.locale_detected:
+            extra["locale_detected"] = True
+        return extra
+
+
+def question(
+    docs: Docs, message: str, locale: str | None = None, history=(), page_url: str | None = None
+) -> Query:
+    return make_query(ChatRequest(message, locale, tuple(history), page_url), docs.scope)
+
+
+def retrieve(docs: Docs, query: Query, settings: AnswerSettings) -> SearchOutcome:
+    return hybrid_search(docs.scope, docs.embedder, query, settings.depth, settings.weights)
+
+
+def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
+    """Retrieve, navigate and assess: the work every synthesiser builds on."""
+    outcome = retrieve(docs, query, settings)
+    investigation = investigate(docs.fs, outcome, query)
+    return Case(query, outcome, investigation, support_for(docs.scope, query.locale, settings.support_url))
+
+
+def human_requested(query: Query, support: dict | None) -> Answer | None:
+    """A request for a person and nothing else to answer: offer one at once."""
+    if query.escalation and only_asks_for_human(query.message):
+        return Answer(
+            [Part("note", phrase(query.locale, "human"))],
+            False,
+            "extractive",
+            [],
+            support,
+            extra={"escalation_reason": query.escalation},
+        )
+    return None
+
+
+def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answer | None:
+    """The refusal, when the docs hold no evidence for the question (None: go on)."""
+    if case.confidence >= settings.min_confidence:
+        return None
+    return refuse(case, mode)
+
+
+def refuse(case: Case, mode: str = "extractive", **extra: Any) -> Answer:
+    text = refusal(case.query.locale, case.investigation.checked)
+    return Answer(
+        [Part("note", text)],
+        False,
+        mode,
+        [],
+        case.support,
+        case.confidence,
+        list(case.investigation.checked),
+        {**case.trace(), **extra},
+    )
+
+
+def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
+    """Compose from the documentation's own words (the offline synthesiser)."""
+    relevance = _relevance(docs.embedder, case.query.text) if docs.embedder else None
+    composition: Composition = compose(case.query, case.evidence, case.investigation.term_weights, relevance)
+    if not composition.parts:
+        return refuse(case, mode)
+    return Answer(
+        composition.parts,
+        True,
+        mode,
+        citations(composition.cited),
+        None,
+        case.confidence,
+        list(case.investigation.checked),
+        case.trace(),
+    )
+
+
+def with_escalation(answer: Answer, query: Query, support: dict | None) -> Answer:
+    """Frustration or a repeated question offers a person next to whatever was answered."""
+    if not query.escalation or answer.escalation:
+        return answer
+    return Answer(
+        answer.parts,
+        answer.answered,
+        answer.mode,
+        answer.citations,
+        support,
+        answer.confidence,
+        answer.checked,
+        {**answer.extra, "escalation_reason": query.escalation},
+    )
+
+
+def answer(docs: Docs, request: ChatRequest, settings: AnswerSettings = AnswerSettings()) -> Answer:
+    """The whole offline pipeline for one question (what `askdocs eval` and the scripts run)."""
+    query = make_query(request, docs.scope)
+    return answer_query(docs, query, settings)
+
+
+def answer_query(docs: Docs, query: Query, settings: AnswerSettings) -> Answer:
+    support = support_for(docs.scope, query.locale, settings.support_url)
+    early = human_requested(query, support)
+    if early is not None:
+        return early
+    case = prepare(docs, query, settings)
+    result = gate(case, settings) or extractive(docs, case)
+    return with_escalation(result, query, case.support)
+
+
+def support_for(scope: Scope, locale: str, configured: str | None) -> dict:
+    """Where escalations point: the configured URL, else the site's contact/support page in
+    the reader's language, else the one the build recorded. A site with none gets an
+    escalation that says so (`configured: false`) instead of a button that leads nowhere."""
+    url = configured
+    if not url:
+        corpus = scope.corpus
+        candidates = [
+            u
+            for u, where in scope.paths.items()
+            if corpus.page(*where).locale == locale and _SUPPORT.search(u + " " + corpus.page(*where).title)
+        ]
+        url = min(candidates, key=len) if candidates else corpus.manifest.support_url
+    if not url:
+        return {"url": "/", "text": phrase(locale, "no_support"), "configured": False}
+    return {"url": url, "text": phrase(locale, "contact")}
+
+
+def citations(evidence: list[Evidence]) -> list[dict]:
+    seen: set[str] = set()
+    out = []
+    for item in evidence:
+        if item.url in seen:
+            continue
+        seen.add(item.url)
+        out.append({"url": item.url, "title": item.label})
+    return out
+
+
+def _relevance(embedder: QueryEmbedder, text: str):
+    """Cosine of each text with the question, with the index's own model (batched)."""
+
+    def score(texts: list[str]) -> list[float]:
+        return [float(v) for v in embedder.embedder.similarity(embedder.vector(text), texts)]
+
+    return score

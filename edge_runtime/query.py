@@ -1,0 +1,182 @@
+"""The reader's question, normalised once: locale, search text, stemmed terms, key terms.
+
+Every later step (retrieval, navigation, confidence, composition) reads the
+`Query`; nothing stems the question again. Framing words ("how do I", "is
+there", "do you support") say what kind of question it is, not what it is
+about: they are terms for search but never key terms, so they are never
+taken as evidence that the docs cover the question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from askdocs.edge_runtime.conversation import ChatRequest, Turn, escalation_reason, search_query
+
+from askdocs import lexical
+
+
+# Stems of words that say what kind of question it is, not what it is about.
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+GENERIC = {
+    "en": _words(
+        "how what which where when why who whom whose do doe can could should would use us get set make "
+        "need want way work there tell explain mean happen someth anyth thing possibl best document doc "
+        "page much mani veri realli just abl allow option help know find"
+    ),
+    "es": _words(
+        "com cóm qué cuál cual dónd dond cuánd cuand quién pued deb hac usar us necesit quier form maner "
+        "hay algo cos posibl mejor document pagin funcion sirv usa usan uso usam tien tengo hag sab "
+        "permit opcion ayud"
+    ),
+}
+# Whole phrases that frame a question; removed before key terms are taken ("does it support
+# SAML?" is about SAML, "¿es compatible con SAML?" too). Search still sees the full text.
+_FRAMING = re.compile(
+    r"\b(?:do|does|did|can|will|would|is|are)\s+(?:you|it|they|we|there|this|the\s+\w+|\w+)?\s*"
+    r"(?:support|supports|supported|offer|offers|provide|provides|have|has)\b"
+    r"|\b(?:is|are)\s+there\s+(?:any\s+|a\s+|an\s+)?(?:way|support|option|setting|feature)?\b"
+    r"|\bsupport\s+for\b|\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b"
+    r"|\b(?:soporta|soportan|admite|admiten|ofrece|ofrecen|tiene|tienen)\b"
+    r"|\bes\s+compatible\s+con\b|\bhay\s+(?:alguna\s+)?(?:forma|manera|opci[oó]n)\b",
+    re.I,
+)
+TEMPORAL = re.compile(
+    r"\b(when|which version|what version|since|until|changed?|changelog|deprecat\w*|removed?|"
+    r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
+    r"cu[aá]ndo|qu[eé] versi[oó]n|desde|cambi\w*|obsolet\w*|elimin\w*|nuev\w*|"
+    r"actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
+    re.I,
+)
+_IDENTIFIER = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.:/-]*(?:\d|_|[a-z][A-Z]|\w[.\-/:]\w)[\w.:/-]*)")
+_WORD = re.compile(r"[^\W\d_]+", re.U)
+_SPANISH_MARKS = re.compile(r"[¿¡ñÑáéíóúÁÉÍÓÚ]")
+
+
+@dataclass(frozen=True)
+class Query:
+    message: str  # the reader's own words
+    text: str  # what is searched: a follow-up borrows the previous question's words
+    locale: str  # the locale searched (the reader's, if it has pages)
+    requested_locale: str
+    terms: frozenset[str]  # index terms of `text`
+    key_terms: frozenset[str]  # `terms` without framing words
+    focus: frozenset[str]  # key terms of the reader's own words, when `text` borrowed history
+    identifiers: tuple[str, ...]  # flags, env vars, codes, dotted names, verbatim (lowercased)
+    temporal: bool  # about versions, dates or changes
+    history: tuple[Turn, ...] = ()
+    escalation: str | None = None  # why a person should be offered at once (frustration, ...)
+    locale_detected: bool = False
+
+    @property
+    def locale_fallback(self) -> bool:
+        return self.locale != self.requested_locale
+
+    @property
+    def normalized(self) -> str:
+        return " ".join(self.text.lower().split())
+
+
+def identifier_tokens(text: str) -> tuple[str, ...]:
+    """Tokens that name something exactly: flags, env vars, codes, dotted names."""
+    out: list[str] = []
+    for match in _IDENTIFIER.finditer(text):
+        token = match.group(0).strip(".:/")
+        if len(token) >= 3 and token.lower() not in out:
+            out.append(token.lower())
+    return tuple(out)
+
+
+def key_terms(locale: str, text: str) -> frozenset[str]:
+    terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
+    generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
+    return frozenset(t for t in terms if t not in generic and len(t) > 1)
+
+
+def make_query(
+    request: ChatRequest, scope, *, default_locale: str | None = None, history: tuple[Turn, ...] | None = None
+) -> Query:
+    """The question as every later step sees it, for one reader's scope."""
+    corpus = scope.corpus
+    history = request.history if history is None else history
+    text = search_query(request.message, history)
+    requested, detected = _requested_locale(request, scope, default_locale or corpus.default_locale)
+    locale = effective_locale(scope, requested)
+    keys = key_terms(locale, text)
+    return Query(
+        message=request.message,
+        text=text,
+        locale=locale,
+        requested_locale=requested,
+        terms=frozenset(lexical.stem_terms(locale, text)),
+        key_terms=keys,
+        focus=key_terms(locale, request.message) if text != request.message else frozenset(),
+        identifiers=identifier_tokens(text),
+        temporal=bool(TEMPORAL.search(text)),
+        history=history,
+        escalation=escalation_reason(request.message, history),
+        locale_detected=detected,
+    )
+
+
+def search_query_for(text: str, locale: str | None, scope) -> Query:
+    """A bare search box query (no history, no page)."""
+    return make_query(ChatRequest(text, locale, (), None), scope)
+
+
+def effective_locale(scope, requested: str | None) -> str:
+    corpus = scope.corpus
+    if requested and requested in scope.locales:
+        return requested
+    if corpus.default_locale in scope.locales or not scope.locales:
+        return corpus.default_locale
+    return sorted(scope.locales)[0]
+
+
+def _requested_locale(request: ChatRequest, scope, default: str) -> tuple[str, bool]:
+    """The explicit locale, else the question's own language (when the site has it),
+    else the locale of the page the reader is on, else the site default."""
+    if request.locale:
+        return request.locale.lower(), False
+    detected = detect_language(request.message, sorted(scope.locales), default)
+    if detected and detected != default:
+        return detected, True
+    if request.page_url:
+        path = re.sub(r"^[a-z]+://[^/]+", "", request.page_url).split("#")[0].split("?")[0]
+        where = scope.paths.get(path) or scope.paths.get(path.rstrip("/") + "/")
+        if where is not None:
+            return scope.corpus.page(*where).locale, False
+        first = path.strip("/").split("/")[0]
+        if first in scope.locales:
+            return first, False
+    return default, False
+
+
+def detect_language(text: str, candidates: list[str], default: str) -> str | None:
+    """The candidate locale whose function words the text uses clearly more than the
+    default's (stop-word lists of lunr / lunr-languages); None when it is not clear."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    if not words or len(candidates) < 2:
+        return None
+    scores = {loc: sum(1 for w in words if w in _function_words(loc)) for loc in candidates}
+    if "es" in scores and _SPANISH_MARKS.search(text):
+        scores["es"] += 1.5
+    best = max(scores, key=lambda loc: (scores[loc], loc == default))
+    margin = scores[best] - scores.get(default, 0)
+    if best != default and scores[best] >= 2 and margin >= 1.5:
+        return best
+    return default
+
+
+@cache
+def _function_words(locale: str) -> frozenset[str]:
+    if locale == "en":
+        from lunr.stop_word_filter import WORDS
+
+        return frozenset(WORDS) | {"how", "what", "does", "is", "my", "i"}
+    return lexical._stop_words().get(locale, frozenset())
