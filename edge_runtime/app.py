@@ -34,6 +34,7 @@ from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import ScopeCache
 from askdocs.edge_runtime.search import SearchOutcome, hybrid_search
 from askdocs.edge_runtime.settings import Settings
+from askdocs.edge_runtime.slowclients import BodyDeadline
 from askdocs.edge_runtime.state import SharedState
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -550,6 +551,7 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
                 max_age=600,
             ),
             Middleware(Guard, runtime=runtime),
+            Middleware(BodyDeadline, seconds=settings.body_timeout),
         ],
         exception_handlers={
             ApiError: api_error_handler,

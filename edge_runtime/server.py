@@ -9,6 +9,7 @@ from types import FrameType
 import uvicorn
 from askdocs.edge_runtime.app import create_app
 from askdocs.edge_runtime.settings import Settings
+from askdocs.edge_runtime.slowclients import header_deadline_protocol
 
 from askdocs.shards import SHARD_DIR
 
@@ -59,5 +60,6 @@ def serve(settings: Settings, host: str, port: int) -> None:
         # lets that last event reach the reader before uvicorn cancels what is left.
         timeout_graceful_shutdown=int(settings.shutdown_grace) + 2,
         proxy_headers=False,
+        http=header_deadline_protocol(settings.header_timeout),
     )
     _Server(config, app.state.runtime).run()

@@ -33,6 +33,8 @@ KNOWN_ENV = {
     "ASKDOCS_ANSWER_CACHE_TTL": "seconds a cached answer lives (3600)",
     "ASKDOCS_ANSWER_CACHE_BYTES": "byte budget of the answer cache (67108864)",
     "ASKDOCS_EVENT_STREAM_MAXLEN": "answer-log records the Redis stream keeps (100000)",
+    "ASKDOCS_HEADER_TIMEOUT": "seconds a request's header block may take to arrive (10)",
+    "ASKDOCS_BODY_TIMEOUT": "seconds a request's body may take to arrive after its headers (10)",
     "ASKDOCS_ADMIN_TOKEN": "operator bearer token: admin routes, full /healthz and /metrics",
     "ASKDOCS_SHUTDOWN_GRACE": "seconds running answers get to finish on SIGTERM (10)",
 }
@@ -88,6 +90,8 @@ class Settings:
     max_chat_bytes: int = 64 * 1024
     max_pattern_chars: int = 500
     grep_budget_seconds: float = 0.5
+    header_timeout: float = 10.0
+    body_timeout: float = 10.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides) -> Settings:
@@ -108,6 +112,12 @@ class Settings:
             values["rate_limit"] = None if raw.lower() in ("off", "0", "none", "") else raw
         if env.get("ASKDOCS_CLIENT_IP_HEADER"):
             values["client_ip_header"] = env["ASKDOCS_CLIENT_IP_HEADER"]
+        for name, key in (
+            ("header_timeout", "ASKDOCS_HEADER_TIMEOUT"),
+            ("body_timeout", "ASKDOCS_BODY_TIMEOUT"),
+        ):
+            if env.get(key):
+                values[name] = _number(env, key)
         if env.get("ASKDOCS_TRUSTED_PROXIES"):
             values["trusted_proxies"] = _list(env["ASKDOCS_TRUSTED_PROXIES"])
         if env.get("ASKDOCS_CORS_ORIGINS"):
@@ -169,6 +179,8 @@ class Settings:
         return settings
 
     def validate(self) -> None:
+        if self.header_timeout <= 0 or self.body_timeout <= 0:
+            raise AskdocsError("ASKDOCS_HEADER_TIMEOUT and ASKDOCS_BODY_TIMEOUT must be positive")
         if self.admin_token is not None and len(self.admin_token) < 16:
             raise AskdocsError("ASKDOCS_ADMIN_TOKEN must be at least 16 characters (it opens /healthz)")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):

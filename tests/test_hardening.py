@@ -4,6 +4,8 @@ parser, the client address cannot be forged, /healthz stays quiet for anonymous 
 from __future__ import annotations
 
 import json
+import socket
+import time
 
 import httpx
 import pytest
@@ -256,3 +258,120 @@ def test_a_short_admin_token_is_refused():
 
     with pytest.raises(AskdocsError, match="ASKDOCS_ADMIN_TOKEN"):
         Settings.from_env(env={"ASKDOCS_ADMIN_TOKEN": "short"}, index="x")
+
+
+# -- finding 3: slow clients held connections forever ----------------------------------------------
+@pytest.fixture(scope="module")
+def deadline_server(example_site):
+    server = Server(
+        [str(example_site.site_dir)], env={"ASKDOCS_HEADER_TIMEOUT": "1.5", "ASKDOCS_BODY_TIMEOUT": "1.5"}
+    )
+    yield server
+    server.stop()
+
+
+def read_until_closed(sock: socket.socket, limit: float) -> tuple[bytes, float]:
+    """Everything the server sends until it closes the connection (or `limit` passes)."""
+    started = time.monotonic()
+    data = b""
+    sock.settimeout(0.2)
+    while time.monotonic() - started < limit:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    else:
+        raise AssertionError(f"connection still open after {limit}s; received {data[:200]!r}")
+    return data, time.monotonic() - started
+
+
+def connect(server) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.port), timeout=5)
+
+
+def assert_408(data: bytes) -> None:
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), data[:200]
+    assert b"application/json" in head.lower()
+    assert json.loads(body)["error"]["code"] == "timeout"
+
+
+def test_an_unfinished_header_block_is_cut(deadline_server):
+    with connect(deadline_server) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        data, took = read_until_closed(sock, 8)
+    assert_408(data)
+    assert took < 5
+
+
+def test_a_connection_that_sends_nothing_is_cut(deadline_server):
+    with connect(deadline_server) as sock:
+        data, took = read_until_closed(sock, 8)
+    assert took < 5
+
+
+def test_trickled_headers_do_not_reset_the_clock(deadline_server):
+    with connect(deadline_server) as sock:
+        started = time.monotonic()
+        closed = False
+        for char in b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Trickle: aaaaaaaaaaaaaaaaaaaa":
+            try:
+                sock.sendall(bytes([char]))
+            except OSError:
+                closed = True
+                break
+            time.sleep(0.2)
+            if time.monotonic() - started > 6:
+                break
+        if not closed:
+            data, _ = read_until_closed(sock, 3)
+            assert_408(data)
+    assert time.monotonic() - started < 6
+
+
+def test_a_partial_body_gets_a_json_408(deadline_server):
+    with connect(deadline_server) as sock:
+        sock.sendall(
+            b"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n{\"message\": "
+        )
+        data, took = read_until_closed(sock, 8)
+    assert_408(data)
+    assert took < 5
+
+
+def test_slow_clients_do_not_tie_up_the_server(deadline_server):
+    """Thirty half-sent requests at once; a normal request is still answered at once."""
+    socks = []
+    try:
+        for n in range(30):
+            sock = connect(deadline_server)
+            if n % 2:
+                sock.sendall(b"GET /api/fs/ls HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            else:
+                sock.sendall(
+                    b"POST /api/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\n{"
+                )
+            socks.append(sock)
+        started = time.monotonic()
+        response = httpx.get(deadline_server.url + "/api/search", params={"q": "install"}, timeout=10)
+        assert response.status_code == 200 and time.monotonic() - started < 3
+        for sock in socks:
+            read_until_closed(sock, 8)
+    finally:
+        for sock in socks:
+            sock.close()
+    assert httpx.get(deadline_server.url + "/healthz", timeout=5).status_code == 200
+
+
+def test_an_oversized_header_block_is_a_json_400(deadline_server):
+    with connect(deadline_server) as sock:
+        sock.sendall(b"GET /api/fs/ls HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 70_000)
+        data, _ = read_until_closed(sock, 8)
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and json.loads(body)["error"]["code"] == "bad_request"
