@@ -1,4 +1,4 @@
-"""The `askdocs` command: model, build, serve, eval, report."""
+"""The `askdocs` command: model, build, serve, search, export, eval, report."""
 
 from __future__ import annotations
 
@@ -99,6 +99,34 @@ def _release(args: argparse.Namespace) -> int:
         found, current = releases.list_releases(channel)
         for release in found:
             print(("* " if release == current else "  ") + release)
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    import json
+
+    from askdocs.sitesearch import format_results, search_site
+
+    if not args.verbose:  # the runtime's start-up lines are not search results
+        logging.getLogger("askdocs.runtime").setLevel(logging.WARNING)
+    response = search_site(args.site_dir, args.query, args.k, args.locale)
+    if args.json:
+        print(json.dumps(response, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(format_results(response))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from askdocs.sitesearch import export_jsonl, shard_folder
+
+    folders = [shard_folder(args.site_dir)] + ([shard_folder(args.private)] if args.private else [])
+    if args.output and args.output != "-":
+        with open(args.output, "w", encoding="utf-8") as out:
+            count = export_jsonl(folders, out, vectors=args.vectors)
+        print(f"wrote {count} chunks to {args.output}", file=sys.stderr)
+    else:
+        export_jsonl(folders, sys.stdout, vectors=args.vectors)
     return 0
 
 
@@ -214,6 +242,22 @@ def parser() -> argparse.ArgumentParser:
     listing.add_argument("channel")
     release.set_defaults(func=_release)
 
+    search = sub.add_parser("search", help="ranked results for a query, from a built site")
+    search.add_argument("site_dir", help="a built site (with _askdocs/) or a shard folder")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=10, help="number of results (1-50, default 10)")
+    search.add_argument("--locale", help="default: the site's default locale")
+    search.add_argument("--json", action="store_true", help="print the /api/search response as JSON")
+    search.set_defaults(func=_search)
+
+    export = sub.add_parser("export", help="every chunk as JSON lines (for your own vector store)")
+    export.add_argument("site_dir", help="a built site (with _askdocs/) or a shard folder")
+    export.add_argument("--format", choices=["jsonl"], default="jsonl")
+    export.add_argument("--vectors", action="store_true", help="add each chunk's int8 vector and its scale")
+    export.add_argument("--private", help="also export this private shard set (records carry their groups)")
+    export.add_argument("-o", "--output", help="file to write (default: standard output)")
+    export.set_defaults(func=_export)
+
     evaluate = sub.add_parser("eval", help="retrieval (and --chat answer) quality on a question set")
     evaluate.add_argument("questions")
     evaluate.add_argument("--site", required=True, help="built site dir (with _askdocs/)")
@@ -244,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     except AskdocsError as exc:
         print(f"askdocs: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `askdocs export … | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
