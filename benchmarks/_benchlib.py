@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / ".artifacts" / "bench"
 CACHE = ARTIFACTS / "cache"
 EVALS = ROOT / "evals"
-CORPORA = Path(os.environ.get("ASKDOCS_CORPORA", ROOT.parent / "shared" / "corpora"))
+CORPORA = Path(os.environ.get("ASKDOCS_CORPORA", EVALS / "corpora"))
 BIN = Path(sys.executable).parent  # the venv's bin: mkdocs, askdocs
 
 
@@ -317,7 +317,7 @@ def mkdocs_build(config: Path, out: Path) -> float:
 
 
 def build_corpus_sites(out: Path, which: Sequence[str]) -> dict[str, float]:
-    """Build the shared corpora with MkDocs (FastAPI: English root, Spanish under /es/)."""
+    """Build the evaluation corpora with MkDocs (FastAPI: English root, Spanish under /es/)."""
     seconds: dict[str, float] = {}
     if "httpx" in which:
         seconds["httpx"] = mkdocs_build(CORPORA / "httpx" / "mkdocs.yml", out / "httpx")

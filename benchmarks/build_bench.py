@@ -1,4 +1,4 @@
-"""Build speed: `askdocs build` of the shared corpora, beside raw onnxruntime and Pagefind.
+"""Build speed: `askdocs build` of the evaluation corpora, beside raw onnxruntime and Pagefind.
 
 For each site (httpx; FastAPI en + es nested under /es/), built with MkDocs
 into a temp dir, all in one run:
@@ -16,7 +16,7 @@ into a temp dir, all in one run:
 * shard bytes per page, and Pagefind (`pagefind[bin]`, Python API) indexing
   the same site folder: its time and bytes per page.
 
-    /work/venv/bin/python benchmarks/build_bench.py [--quick]
+    .venv/bin/python benchmarks/build_bench.py [--quick]
 """
 
 from __future__ import annotations

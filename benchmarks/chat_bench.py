@@ -13,7 +13,7 @@
    done, and the server's RSS before / during / after (bounded memory: the
    second wave must not need more memory than the first).
 
-    /work/venv/bin/python benchmarks/chat_bench.py [--quick]
+    .venv/bin/python benchmarks/chat_bench.py [--quick]
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ def log_exceptions(path: Path) -> dict[str, int]:
             frame, j = "", i + 1
             while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
                 if lines[j].strip().startswith("File ") and (
-                    "askdocs" in lines[j] or "/work/main" in lines[j]
+                    "askdocs" in lines[j] or str(ROOT) in lines[j]
                 ):
                     frame = lines[j].strip()
                 j += 1

@@ -6,12 +6,12 @@ both alike), end to end through `askdocs.embedder.Embedder`:
 * query latency p50/p95 (`embed_queries([q])`, one question at a time, after
   warm-up), with 1 and with 2 intra-op threads;
 * passage throughput (passages/s) on passages of ~256 model tokens cut from
-  the shared corpora, with 1 and with 2 threads;
+  the evaluation corpora (evals/corpora), with 1 and with 2 threads;
 * int8/fp32 ratios, and the cosine between int8 and fp32 vectors (quality
   check of the quantisation);
 * the multilingual model (int8 only) for reference.
 
-    /work/venv/bin/python benchmarks/embed_bench.py [--quick]
+    .venv/bin/python benchmarks/embed_bench.py [--quick]
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ _MARKUP = re.compile(r"<!--.*?-->|[#>*_`|]+|\{[^}]*\}|\[([^\]]*)\]\([^)]*\)", re
 
 
 def corpus_text(locale: str) -> str:
-    """Prose of the shared corpora (Markdown with code and markup stripped)."""
+    """Prose of the evaluation corpora (Markdown with code and markup stripped)."""
     if locale == "en":
         files = sorted((CORPORA / "fastapi" / "en").rglob("*.md"))
         files += sorted((CORPORA / "httpx" / "docs").rglob("*.md"))

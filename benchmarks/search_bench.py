@@ -14,13 +14,13 @@ All in one run:
    with `DenseMatrix(...).top(q, 10)` on one core (a subprocess with
    OMP_NUM_THREADS=1 / OPENBLAS_NUM_THREADS=1); goal <= 100 ms at 1M. When it
    misses, usearch's exact int8 search (one thread) is measured beside it.
-3. Lexical (bare Lunr) search time on the largest shared corpus, per locale.
+3. Lexical (bare Lunr) search time on the largest evaluation corpus, per locale.
 4. Runtime RSS at ~50k chunks: a generated plain HTML site (2,000 pages x 25
    sections of corpus sentences) built once with `askdocs build` and cached
    in `.artifacts/bench/cache/`, served by `askdocs serve --index DIR` as a
    subprocess; RSS from /proc after a few searches. Goal <= 400 MB.
 
-    /work/venv/bin/python benchmarks/search_bench.py [--quick] [--rebuild]
+    .venv/bin/python benchmarks/search_bench.py [--quick] [--rebuild]
 
 The first full run builds the FastAPI site (~2 min) and the 50k-chunk set
 (embedding ~50k passages with the English model: 10-30 min on 2 cores,
@@ -678,7 +678,7 @@ def main() -> int:
             "runtime/lunr.py",
         ],
         lex_rows,
-        title=f"Lexical search on the largest shared corpus ({site_name}), ms: bare lunr.py and the "
+        title=f"Lexical search on the largest evaluation corpus ({site_name}), ms: bare lunr.py and the "
         f"runtime's scorer ({inproc['runtime_lexical_type']})",
     )
     results["lexical_by_locale"] = {

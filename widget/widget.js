@@ -4,7 +4,7 @@
  *   <script src="/_askdocs/widget.js" defer></script>
  *
  * Attributes, the window.askdocs API, the SSE events it parses and the
- * data-askdocs test hooks are the public contract (CONTRACT.md, "Widget").
+ * data-askdocs test hooks are the public contract (docs/widget.md, "Test hooks").
  * Model and page text is only ever put into the DOM as text nodes or through
  * the small Markdown renderer below, which builds elements itself.
  */
