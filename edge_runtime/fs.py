@@ -6,9 +6,16 @@ so a page the reader may not see does not exist here either.
 
 `grep` is two-phase: a coarse filter keeps the pages whose text holds the
 pattern's required literal (ordered by the Lunr index's relevance for it),
-then the regex runs over the in-memory lines of those pages under a time
-budget (the `regex` engine's timeout: catastrophic patterns cannot hang a
-worker).
+then the pattern runs over the in-memory lines of those pages under a time
+budget. Patterns are written in Python `re` syntax and run on RE2 (google-re2):
+linear-time matching and a memory cap on the compiled program, so no pattern,
+however built, can take more than milliseconds to compile or match a line (a
+backtracking engine unrolls `((a{100}){100}){100}` into gigabytes, or spends
+exponential time on `(a|aa)+$`). What RE2 cannot run — backreferences,
+lookaround, possessive and atomic groups, `\\Z`, counted repeats beyond 1,000
+in total — is a 400 `unsupported_pattern`. Note that RE2's `\\w`, `\\d`, `\\s` and
+`\\b` are ASCII-only (Python's are Unicode): spell accented letters out, or use a
+class such as `[a-záéíóúñ]`.
 """
 
 from __future__ import annotations
@@ -18,10 +25,11 @@ import re
 import re._constants as sre_constants
 import re._parser as sre_parse
 import time
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
-import regex
+import re2
 from askdocs.edge_runtime.errors import ApiError
 from askdocs.edge_runtime.lru import LRU
 from askdocs.edge_runtime.scope import Scope
@@ -30,6 +38,8 @@ from askdocs import lexical
 
 MAX_MATCHES = 200
 MAX_LINE = 400
+# RE2's budget for one compiled pattern (program + DFA cache); larger programs are refused.
+RE2_MAX_MEM = 8 << 20
 
 
 def normalize_path(path: str | None) -> str:
@@ -179,13 +189,7 @@ class DocsFS:
     ) -> dict:
         if not pattern:
             raise ApiError(400, "missing_field", "`pattern` is required")
-        flags = re.IGNORECASE if ignore_case else 0
-        try:
-            parsed = sre_parse.parse(pattern, flags)
-            re.compile(pattern, flags)
-            compiled = regex.compile(pattern, regex.V0 | (regex.IGNORECASE if ignore_case else 0))
-        except (re.error, regex.error, RecursionError, OverflowError) as exc:
-            raise ApiError(400, "bad_pattern", f"invalid regular expression: {exc}") from exc
+        parsed, compiled = compile_pattern(pattern, ignore_case)
         root = self._require(path or "/")
         folded = bool(parsed.state.flags & re.IGNORECASE)
         literal = required_literal(parsed)
@@ -196,16 +200,10 @@ class DocsFS:
         for url in candidates:
             page_lines = self.lines(url)
             for number, line in enumerate(page_lines, start=1):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if time.monotonic() >= deadline:
                     complete, timed_out = False, True
                     break
-                try:
-                    found = compiled.search(line, timeout=remaining)
-                except TimeoutError:
-                    complete, timed_out = False, True
-                    break
-                if found is None:
+                if compiled.search(line) is None:
                     continue
                 matches.append(
                     {
@@ -264,6 +262,33 @@ class DocsFS:
                     if self.scope.visible(set_index, chunk.page):
                         order.setdefault(url, len(order))
         return order
+
+
+def compile_pattern(pattern: str, ignore_case: bool = False):
+    """(Python parse tree, RE2 program) for a reader's pattern, or a 400 saying why not."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "possible nested set" and friends
+            parsed = sre_parse.parse(pattern, re.IGNORECASE if ignore_case else 0)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise ApiError(400, "bad_pattern", f"invalid regular expression: {exc}") from exc
+    options = re2.Options()
+    options.max_mem = RE2_MAX_MEM
+    options.log_errors = False
+    options.case_sensitive = not ignore_case
+    try:
+        compiled = re2.compile(pattern, options)
+    except re2.error as exc:
+        raw = exc.args[0] if exc.args else exc
+        detail = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        raise ApiError(
+            400,
+            "unsupported_pattern",
+            f"grep runs patterns on RE2 (linear time), which cannot run this one: {detail}. "
+            "Backreferences, lookaround, possessive/atomic groups, \\Z and more than 1,000 "
+            "counted repeats in total are not supported.",
+        ) from exc
+    return parsed, compiled
 
 
 def required_literal(parsed) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import time
 
 import pytest
@@ -90,12 +91,52 @@ def test_grep_rejects_invalid_patterns(public_fs):
 
 
 def test_catastrophic_regex_stays_within_its_budget(public_fs, monkeypatch):
-    # A page whose line makes `(a|aa)+$` backtrack exponentially.
+    # A line that makes `(a|aa)+$` backtrack exponentially in a backtracking engine; RE2 is linear.
     monkeypatch.setattr(public_fs, "lines", lambda url: ["a" * 60 + "b"] * 3)
     started = time.perf_counter()
     result = public_fs.grep(r"(a|aa)+$", "/", budget=0.3)
     assert time.perf_counter() - started < 2
-    assert result["timed_out"] and not result["complete"] and result["matches"] == []
+    assert result["matches"] == []
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_nested_counted_repeats_are_refused_at_once(public_fs):
+    """Finding 1: nested counted repeats were unrolled at compile time (3 levels: ~1 s per
+    request; 4 levels: 20 GB until the kernel killed the server)."""
+    before = peak_rss_mb()
+    for pattern in (
+        "(?:(?:(?:a{100}){100}){100})",
+        "(?:(?:(?:a{100}){100}){100}){100}",
+        "(?:(?:a{30}){30}){30}",
+        "(?:[a-z]{1000}){1000}",
+    ):
+        started = time.perf_counter()
+        with pytest.raises(ApiError) as error:
+            public_fs.grep(pattern)
+        assert time.perf_counter() - started < 0.25, pattern
+        assert error.value.status == 400 and error.value.code == "unsupported_pattern"
+        assert "RE2" in error.value.message
+    assert peak_rss_mb() - before < 100
+
+
+def test_patterns_re2_cannot_run_are_a_clear_400(public_fs):
+    for pattern in (r"(a)\1", r"(?=x)y", r"(?<!x)y", r"a++", r"(?>a)", r"x\Z"):
+        with pytest.raises(ApiError) as error:
+            public_fs.grep(pattern)
+        assert error.value.status == 400 and error.value.code == "unsupported_pattern", pattern
+    # Python syntax stays the contract: RE2-only spellings are not accepted either.
+    for pattern in (r"\pL+", r"x\z"):
+        with pytest.raises(ApiError) as error:
+            public_fs.grep(pattern)
+        assert error.value.code == "bad_pattern", pattern
+
+
+def test_a_large_but_linear_pattern_runs(public_fs):
+    result = public_fs.grep(r"(?:TALLYFOX_[A-Z]{2,20}_?){1,3}PROXY|(?:x{2,5}y){1,50}", "/")
+    assert result["complete"] and result["matches"]
 
 
 def test_restricted_pages_exist_only_for_their_group(public_fs, staff_fs):

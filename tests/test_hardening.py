@@ -375,3 +375,12 @@ def test_an_oversized_header_block_is_a_json_400(deadline_server):
         data, _ = read_until_closed(sock, 8)
     head, _, body = data.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400") and json.loads(body)["error"]["code"] == "bad_request"
+
+
+# -- finding 1: one grep request exhausted memory --------------------------------------------------
+def test_grep_with_nested_repeats_is_a_quick_json_400(client):
+    started = time.monotonic()
+    for pattern in ("(?:(?:(?:a{100}){100}){100})", "(?:(?:(?:a{100}){100}){100}){100}"):
+        error = assert_json_error(client.get("/api/fs/grep", params={"pattern": pattern}), 400)
+        assert error["code"] == "unsupported_pattern"
+    assert time.monotonic() - started < 1
