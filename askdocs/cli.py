@@ -1,4 +1,4 @@
-"""The `askdocs` command: model, build, serve, search, export, eval, report."""
+"""The `askdocs` command: model, build, serve, mcp, search, export, release, eval, report."""
 
 from __future__ import annotations
 
@@ -74,6 +74,19 @@ def _serve(args: argparse.Namespace) -> int:
         overrides["reload_interval"] = args.reload_interval
     settings = settings_for(args.site_dir, args.index, args.private, **overrides)
     serve(settings, args.host, args.port)
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    if not args.site_dir and not args.index:
+        raise AskdocsError("askdocs mcp: give a built SITE_DIR or --index DIR_OR_URL")
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    from askdocs.edge_runtime.mcp_server import run_stdio
+    from askdocs.edge_runtime.server import settings_for
+
+    settings = settings_for(args.site_dir, args.index, args.private, support_url=args.support_url)
+    run_stdio(settings, args.token or os.environ.get("ASKDOCS_MCP_TOKEN") or None)
     return 0
 
 
@@ -217,6 +230,21 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--support-url", help="where escalations point (or ASKDOCS_SUPPORT_URL)")
     serve.add_argument("--reload-interval", type=float, help="seconds between index checks")
     serve.set_defaults(func=_serve)
+
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve the docs to a local AI agent over MCP (stdio): search, ls, find, cat, grep, ask",
+    )
+    mcp.add_argument("site_dir", nargs="?", help="a built site (with _askdocs/)")
+    mcp.add_argument("--index", help="shard folder or HTTPS base URL, or a release channel's current.json")
+    mcp.add_argument("--private", help="private shard folder or URL (restricted pages, with --token)")
+    mcp.add_argument(
+        "--token",
+        help="reader JWT whose groups open restricted pages (or ASKDOCS_MCP_TOKEN; checked with "
+        "ASKDOCS_JWT_SECRET); default: public pages only",
+    )
+    mcp.add_argument("--support-url", help="where escalations point (or ASKDOCS_SUPPORT_URL)")
+    mcp.set_defaults(func=_mcp)
 
     release = sub.add_parser(
         "release", help="release channels: publish shards under an id, repoint (roll back), list"

@@ -27,6 +27,7 @@ from askdocs.edge_runtime.eventlog import EventLog
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.holder import IndexHolder
 from askdocs.edge_runtime.llm import LLMClient
+from askdocs.edge_runtime.mcp_server import MCP_PATH, McpEndpoint, rpc_error
 from askdocs.edge_runtime.metrics import Metrics
 from askdocs.edge_runtime.query import search_query_for
 from askdocs.edge_runtime.ratelimit import RateLimiter
@@ -428,6 +429,7 @@ class Guard:
         "/api/fs/find",
         "/api/fs/cat",
         "/api/fs/grep",
+        MCP_PATH,
         "/healthz",
         "/metrics",
     )
@@ -445,11 +447,14 @@ class Guard:
             path if path in self.ENDPOINTS else ("/api/other" if path.startswith("/api/") else "static")
         )
         rt = self.runtime
-        if rt.limiter is not None and path.startswith("/api/") and scope["method"] != "OPTIONS":
+        limited = path.startswith("/api/") or path == MCP_PATH
+        if rt.limiter is not None and limited and scope["method"] != "OPTIONS":
             decision = await rt.limiter.hit(Request(scope))
+            # MCP clients show a JSON-RPC error's message; /api/* callers get the API's error shape.
+            refuse = rpc_error if path == MCP_PATH else error_response
             if decision.backend == "closed":
                 rt.metrics.requests.labels(endpoint, "503").inc()
-                response = error_response(
+                response = refuse(
                     503,
                     "rate_limit_unavailable",
                     "the shared rate limit cannot be checked right now; retry shortly",
@@ -460,7 +465,7 @@ class Guard:
             if not decision.allowed:
                 retry = decision.retry_after
                 rt.metrics.requests.labels(endpoint, "429").inc()
-                response = error_response(
+                response = refuse(
                     429, "rate_limited", f"too many requests; retry in {retry}s", {"Retry-After": str(retry)}
                 )
                 await response(scope, receive, send)
@@ -494,6 +499,7 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
     # Fail at start-up, not on the first reader's question, if the model cannot embed.
     holder.state.embedder.vector("askdocs start-up check")
     runtime = Runtime(settings, holder)
+    mcp = McpEndpoint(runtime)
     api = [
         Route("/search", search_endpoint, methods=["GET", "POST"]),
         Route("/chat", chat_endpoint, methods=["POST"]),
@@ -511,6 +517,7 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
         # path is a JSON 404, a wrong method a JSON 405 (see http_error_handler).
         Mount("/api", routes=api),
         Route("/api", _api_root, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
+        Route(MCP_PATH, mcp),
     ]
     site_dir = settings.site_dir
     if site_dir is None or not (Path(site_dir) / SHARD_DIR / "widget.js").is_file():
@@ -530,7 +537,8 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
         runtime.drain.loop = loop
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
             loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(_reload(runtime)))
-        yield
+        async with mcp.running():
+            yield
         for task in tasks:
             task.cancel()
         await runtime.chat.aclose()

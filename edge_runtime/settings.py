@@ -37,6 +37,7 @@ KNOWN_ENV = {
     "ASKDOCS_BODY_TIMEOUT": "seconds a request's body may take to arrive after its headers (10)",
     "ASKDOCS_ADMIN_TOKEN": "operator bearer token: admin routes, full /healthz and /metrics",
     "ASKDOCS_SHUTDOWN_GRACE": "seconds running answers get to finish on SIGTERM (10)",
+    "ASKDOCS_MCP_TOKEN": "reader JWT for `askdocs mcp` (stdio): its groups open restricted pages",
 }
 
 
