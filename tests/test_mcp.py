@@ -225,6 +225,7 @@ def test_a_bad_token_is_refused_before_any_tool_runs(server, bearer, code):
     "name,args,expected",
     [
         ("grep", {"pattern": "("}, "bad_pattern: invalid regular expression"),
+        ("grep", {"pattern": "(?:(?:(?:a{100}){100}){100})"}, "unsupported_pattern"),
         ("grep", {"pattern": "x" * 501}, "too_large: `pattern` is over 500 characters"),
         ("cat", {"path": "/nope/"}, "not_found: no such path: /nope/"),
         ("cat", {"path": "/guides/"}, "is a directory, not a page"),
