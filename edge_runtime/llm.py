@@ -7,6 +7,8 @@ failure (timeout, HTTP error, malformed stream, spend limit) raises
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 import time
@@ -64,7 +66,8 @@ class LLMClient:
         budget: LocalTokenBudget | RedisTokenBudget | None = None,
     ) -> None:
         self.settings = settings
-        headers = {"Accept": "text/event-stream"}
+        # identity: the byte cap counts what was sent, not what it inflates to.
+        headers = {"Accept": "text/event-stream", "Accept-Encoding": "identity"}
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
         self.http = httpx.AsyncClient(
@@ -83,7 +86,27 @@ class LLMClient:
     async def aclose(self) -> None:
         await self.http.aclose()
 
-    async def stream(self, messages: list[dict], tools: list[dict] | None = None) -> AsyncIterator[Delta]:
+    def deadline(self) -> float:
+        """The event-loop time by which a whole answer, every call it makes, must be done."""
+        return asyncio.get_running_loop().time() + self.settings.timeout
+
+    async def stream(
+        self, messages: list[dict], tools: list[dict] | None = None, *, deadline: float | None = None
+    ) -> AsyncIterator[Delta]:
+        """One streamed completion, as deltas, bounded in every way.
+
+        - `deadline` (event-loop time; default: ASKDOCS_LLM_TIMEOUT from now) ends the call,
+          whatever the endpoint is sending;
+        - the idle limit (ASKDOCS_LLM_IDLE_TIMEOUT) runs from the request to the first content
+          and between contents: keep-alive comments, empty deltas and usage reports do not
+          count as progress;
+        - the byte cap (ASKDOCS_LLM_MAX_BYTES) bounds what one call may stream;
+        - anything that is not a server-sent-event completion ending in `data: [DONE]` —
+          HTML, binary or a plain JSON body with status 200, a stream cut short — is an
+          `LLMError` (`not_streamed`, `truncated`), never a quiet empty answer.
+        Closing the iterator, or cancelling the task that iterates it, closes the upstream
+        connection at once.
+        """
         if not await self.budget.allows():
             raise LLMError("budget", f"daily token budget of {self.budget.daily:,} reached")
         body: dict = {
@@ -95,26 +118,58 @@ class LLMClient:
         }
         if tools:
             body["tools"] = tools
+        loop = asyncio.get_running_loop()
+        end = deadline if deadline is not None else loop.time() + self.settings.timeout
+        idle = self.settings.idle_timeout
+        progress = loop.time()
+
+        async def timed(awaitable):
+            try:
+                async with asyncio.timeout_at(min(end, progress + idle)):
+                    return await awaitable
+            except TimeoutError:
+                if loop.time() >= end:
+                    limit = self.settings.timeout
+                    raise LLMError(
+                        "timeout", f"the LLM answer took over {limit:g}s (ASKDOCS_LLM_TIMEOUT)"
+                    ) from None
+                raise LLMError(
+                    "idle", f"the LLM sent no content for {idle:g}s (ASKDOCS_LLM_IDLE_TIMEOUT)"
+                ) from None
+
+        streaming = False
         try:
-            async with self.http.stream("POST", "/chat/completions", json=body) as response:
+            async with contextlib.AsyncExitStack() as stack:
+                response = await timed(
+                    stack.enter_async_context(self.http.stream("POST", "/chat/completions", json=body))
+                )
                 if response.status_code >= 400:
-                    detail = (await response.aread())[:300].decode("utf-8", "replace")
+                    detail = await timed(_head(response))
                     if tools and response.status_code in (400, 404, 422) and "tool" in detail.lower():
                         self.supports_tools = False
                         raise LLMError("no_tools", f"endpoint rejected tools: {detail}")
                     kind = "http_5xx" if response.status_code >= 500 else "http_4xx"
                     raise LLMError(kind, f"LLM endpoint answered {response.status_code}: {detail}")
+                content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                if content_type != "text/event-stream":
+                    head = await timed(_head(response, 120))
+                    raise LLMError(
+                        "not_streamed",
+                        f"the LLM endpoint answered {response.status_code} with "
+                        f"{content_type or 'no content type'}, not a stream of events: {head!r}",
+                    )
                 if tools:
                     self.supports_tools = True
-                usage_seen = False
-                async for line in response.aiter_lines():
-                    line = line.strip()
-                    if not line or line.startswith(":"):
-                        continue
+                streaming = True
+                lines = _lines(response.aiter_bytes(), self.settings.max_stream_bytes)
+                stack.push_async_callback(lines.aclose)
+                usage_seen = finished = False
+                while (line := await timed(anext(lines, None))) is not None:
                     if not line.startswith("data:"):
-                        continue
+                        continue  # blank lines, `: keep-alive` comments, event/id fields
                     payload = line[5:].strip()
                     if payload == "[DONE]":
+                        finished = True
                         break
                     try:
                         chunk = json.loads(payload)
@@ -132,10 +187,12 @@ class LLMClient:
                     for choice in chunk.get("choices") or []:
                         delta = choice.get("delta") or {}
                         if delta.get("content"):
+                            progress = loop.time()
                             if not usage_seen:
                                 await self.budget.spend(max(1, len(delta["content"]) // 4))
                             yield Delta("text", text=delta["content"])
                         for call in delta.get("tool_calls") or []:
+                            progress = loop.time()
                             function = call.get("function") or {}
                             yield Delta(
                                 "tool_call",
@@ -146,9 +203,13 @@ class LLMClient:
                             )
                         if choice.get("finish_reason"):
                             yield Delta("finish", text=choice["finish_reason"])
+                if not finished:
+                    raise LLMError("truncated", "the LLM stream ended without `data: [DONE]`")
         except httpx.TimeoutException as exc:
             raise self._fail(LLMError("timeout", f"LLM timed out after {self.settings.timeout:g}s")) from exc
         except httpx.HTTPError as exc:
+            if streaming:
+                raise self._fail(LLMError("truncated", f"the LLM stream broke off: {exc!r}")) from exc
             raise self._fail(LLMError("connect", f"LLM endpoint unreachable: {exc}")) from exc
         except LLMError as exc:
             raise self._fail(exc) from None
@@ -158,6 +219,32 @@ class LLMClient:
     def _fail(self, error: LLMError) -> LLMError:
         self.last_error = f"{error.reason}: {error}"
         return error
+
+
+async def _head(response: httpx.Response, limit: int = 300) -> str:
+    """The first bytes of a body that is not a stream (an error page may be huge)."""
+    data = b""
+    async for chunk in response.aiter_bytes():
+        data += chunk
+        if len(data) >= limit:
+            break
+    return data[:limit].decode("utf-8", "replace")
+
+
+async def _lines(chunks: AsyncIterator[bytes], cap: int) -> AsyncIterator[str]:
+    """Lines of a byte stream, refusing to buffer or pass on more than `cap` bytes."""
+    buffer = b""
+    total = 0
+    async for chunk in chunks:
+        total += len(chunk)
+        if total > cap:
+            raise LLMError("too_long", f"the LLM stream passed {cap:,} bytes (ASKDOCS_LLM_MAX_BYTES)")
+        buffer += chunk
+        *complete, buffer = buffer.split(b"\n")
+        for line in complete:
+            yield line.rstrip(b"\r").decode("utf-8", "replace")
+    if buffer:
+        yield buffer.decode("utf-8", "replace")
 
 
 _CITATION = re.compile(r"^\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")

@@ -68,12 +68,13 @@ async def _stream_answer(
     sanitizer = Sanitizer(len(evidence))
     streamed: list[str] = []
     await emit(events.status("answering"))
+    deadline = llm.deadline()  # ASKDOCS_LLM_TIMEOUT bounds the whole answer, tool steps included
     try:
         for step in range(MAX_AGENT_STEPS):
             use_tools = agent and llm.supports_tools is not False and step < MAX_AGENT_STEPS - 1
             calls: dict[int, ToolCall] = {}
             try:
-                async for delta in llm.stream(messages, TOOLS if use_tools else None):
+                async for delta in llm.stream(messages, TOOLS if use_tools else None, deadline=deadline):
                     if delta.kind == "text":
                         safe = sanitizer.feed(delta.text)
                         if safe:

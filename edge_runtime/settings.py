@@ -21,7 +21,9 @@ KNOWN_ENV = {
     "ASKDOCS_RELOAD_INTERVAL": "seconds between index checks (0 disables polling)",
     "ASKDOCS_LLM_MODEL": "model name for the OpenAI-compatible endpoint",
     "ASKDOCS_LLM_AGENT": "on/off: give the LLM ls/find/cat/grep tools",
-    "ASKDOCS_LLM_TIMEOUT": "seconds before an LLM call counts as failed",
+    "ASKDOCS_LLM_TIMEOUT": "seconds a whole LLM answer may take (every call it makes; 60)",
+    "ASKDOCS_LLM_IDLE_TIMEOUT": "seconds the LLM may send no content, before the first or between (20)",
+    "ASKDOCS_LLM_MAX_BYTES": "bytes one streamed LLM reply may take (1000000)",
     "ASKDOCS_DAILY_TOKEN_BUDGET": "LLM tokens per day before answers fall back",
     "ASKDOCS_EVENT_LOG": "JSON-lines log of answers and feedback",
     "ASKDOCS_LOG_QUESTIONS": "hash (default) or plain",
@@ -60,6 +62,8 @@ class LLMSettings:
     agent: bool = True
     timeout: float = 60.0
     daily_token_budget: int | None = None
+    idle_timeout: float = 20.0
+    max_stream_bytes: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -169,7 +173,19 @@ class Settings:
                 agent=_flag(env.get("ASKDOCS_LLM_AGENT"), True),
                 timeout=_number(env, "ASKDOCS_LLM_TIMEOUT") if env.get("ASKDOCS_LLM_TIMEOUT") else 60.0,
                 daily_token_budget=int(budget) if budget else None,
+                idle_timeout=(
+                    _number(env, "ASKDOCS_LLM_IDLE_TIMEOUT") if env.get("ASKDOCS_LLM_IDLE_TIMEOUT") else 20.0
+                ),
+                max_stream_bytes=(
+                    int(_number(env, "ASKDOCS_LLM_MAX_BYTES"))
+                    if env.get("ASKDOCS_LLM_MAX_BYTES")
+                    else 1_000_000
+                ),
             )
+            if min(values["llm"].timeout, values["llm"].idle_timeout, values["llm"].max_stream_bytes) <= 0:
+                raise AskdocsError(
+                    "ASKDOCS_LLM_TIMEOUT, ASKDOCS_LLM_IDLE_TIMEOUT and ASKDOCS_LLM_MAX_BYTES must be positive"
+                )
         values.update(overrides)
         names = {f.name for f in fields(cls)}
         bad = set(values) - names

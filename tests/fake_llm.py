@@ -2,7 +2,10 @@
 
 Each request to `/v1/chat/completions` takes the next `Reply` from the queue
 (or the default) and is recorded, so tests can assert exactly what the model
-was sent.
+was sent. Replies can also misbehave the way real endpoints do: keep-alive
+pings and nothing else, tokens that never end, a 200 that is HTML, binary or a
+non-streamed JSON completion, a stream without `[DONE]`. `active` counts the
+streams still open, so tests can see when the runtime hangs up.
 """
 
 from __future__ import annotations
@@ -33,6 +36,14 @@ class Reply:
     usage: dict = field(
         default_factory=lambda: {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
     )
+    pings: float = 0.0  # send only `ping_body`, this many seconds apart (until `max_seconds`)
+    ping_body: bytes = b": ping\n\n"  # a keep-alive comment; or an empty delta, a role-only delta
+    endless: bool = False  # content tokens without end (until `max_seconds`)
+    endless_pause: float = 0.0  # seconds between batches of endless tokens (0: as fast as possible)
+    raw: bytes | None = None  # a 200 whose body is this, not a stream
+    content_type: str = "text/event-stream"
+    send_done: bool = True  # end with `data: [DONE]`
+    max_seconds: float = 60.0  # bounds pings/endless, so the fake never runs forever
 
 
 class FakeLLM:
@@ -40,6 +51,9 @@ class FakeLLM:
         self.queue: list[Reply] = []
         self.default = Reply(text=["Fine."])
         self.requests: list[dict] = []
+        self.active = 0  # streams still open
+        self.hung_up = 0  # streams the client closed before they ended
+        self._lock = threading.Lock()
         app = Starlette(routes=[Route("/v1/chat/completions", self._complete, methods=["POST"])])
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -69,30 +83,67 @@ class FakeLLM:
             )
         if reply.status != 200:
             return Response(reply.error_body or '{"error": "boom"}', status_code=reply.status)
+        if reply.raw is not None:
+            return Response(reply.raw, media_type=reply.content_type)
+        return StreamingResponse(self._tracked(self._events(reply)), media_type=reply.content_type)
 
-        async def stream():
-            for number, piece in enumerate(reply.text):
-                if reply.delay and number >= reply.delay_from:
-                    await asyncio.sleep(reply.delay)
-                if reply.malformed:
-                    yield b"data: {this is not json\n\n"
-                    return
-                chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+    async def _tracked(self, events):
+        with self._lock:
+            self.active += 1
+        finished = False
+        try:
+            async for chunk in events:
+                yield chunk
+            finished = True
+        finally:
+            with self._lock:
+                self.active -= 1
+                self.hung_up += 0 if finished else 1
+
+    def wait_idle(self, timeout: float) -> bool:
+        """True once no stream is open (the client hung up or every stream ended)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.active == 0:
+                return True
+            time.sleep(0.05)
+        return self.active == 0
+
+    async def _events(self, reply: Reply):
+        started = time.monotonic()
+        if reply.pings:
+            while time.monotonic() - started < reply.max_seconds:
+                yield reply.ping_body
+                await asyncio.sleep(reply.pings)
+            return
+        if reply.endless:
+            chunk = {"choices": [{"index": 0, "delta": {"content": "more and more text "}}]}
+            data = f"data: {json.dumps(chunk)}\n\n".encode() * 20
+            while time.monotonic() - started < reply.max_seconds:
+                yield data
+                await asyncio.sleep(reply.endless_pause)
+            return
+        for number, piece in enumerate(reply.text):
+            if reply.delay and number >= reply.delay_from:
+                await asyncio.sleep(reply.delay)
+            if reply.malformed:
+                yield b"data: {this is not json\n\n"
+                return
+            chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+            yield f"data: {json.dumps(chunk)}\n\n".encode()
+        for index, call in enumerate(reply.tool_calls):
+            arguments = call["arguments"]
+            halves = [arguments[: len(arguments) // 2], arguments[len(arguments) // 2 :]]
+            for part, piece in enumerate(halves):
+                delta = {"index": index, "function": {"arguments": piece}}
+                if part == 0:
+                    delta.update(id=f"call_{index}", type="function")
+                    delta["function"]["name"] = call["name"]
+                chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]}
                 yield f"data: {json.dumps(chunk)}\n\n".encode()
-            for index, call in enumerate(reply.tool_calls):
-                arguments = call["arguments"]
-                halves = [arguments[: len(arguments) // 2], arguments[len(arguments) // 2 :]]
-                for part, piece in enumerate(halves):
-                    delta = {"index": index, "function": {"arguments": piece}}
-                    if part == 0:
-                        delta.update(id=f"call_{index}", type="function")
-                        delta["function"]["name"] = call["name"]
-                    chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]}
-                    yield f"data: {json.dumps(chunk)}\n\n".encode()
-            finish = "tool_calls" if reply.tool_calls else "stop"
-            last = {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
-            yield f"data: {json.dumps(last)}\n\n".encode()
-            yield f"data: {json.dumps({'choices': [], 'usage': reply.usage})}\n\n".encode()
+        finish = "tool_calls" if reply.tool_calls else "stop"
+        last = {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
+        yield f"data: {json.dumps(last)}\n\n".encode()
+        yield f"data: {json.dumps({'choices': [], 'usage': reply.usage})}\n\n".encode()
+        if reply.send_done:
             yield b"data: [DONE]\n\n"
-
-        return StreamingResponse(stream(), media_type="text/event-stream")
