@@ -305,6 +305,22 @@ def _verified(folder: Path, entry: ShardFile) -> bytes:
     return data
 
 
+def _verified_array(folder: Path, entry: ShardFile) -> np.ndarray:
+    """An array the runtime owns: parsed from the bytes whose sha256 was just checked.
+
+    Never a memory map of the served folder: an in-place edit of a mapped file would change
+    live results silently, and truncating one kills the process with SIGBUS on the next read.
+    Read-only, like the map it replaces.
+    """
+    data = _verified(folder, entry)
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except ValueError as exc:
+        raise ShardError(f"shard {entry.path} is not a valid .npy array: {exc}") from exc
+    array.flags.writeable = False
+    return array
+
+
 def _load_json_parts(folder: Path, manifest: Manifest, role: str) -> list:
     out: list = []
     for entry in manifest.files_with(role):
@@ -315,8 +331,7 @@ def _load_json_parts(folder: Path, manifest: Manifest, role: str) -> list:
 def _load_array(folder: Path, manifest: Manifest, role: str, dtype, width: int) -> np.ndarray:
     arrays = []
     for entry in manifest.files_with(role):
-        _verified(folder, entry)
-        arrays.append(np.load(folder / entry.path, mmap_mode="r", allow_pickle=False))
+        arrays.append(_verified_array(folder, entry))
     arrays = [a for a in arrays if len(a)]
     if not arrays:
         return np.zeros((0, width) if width else (0,), dtype=dtype)
@@ -348,9 +363,8 @@ def load_shards(folder: Path) -> ShardSet:
     for entry in manifest.files_with("lexical"):
         table = next((f for f in manifest.files_with("postings", entry.locale)), None)
         if entry.locale and table is not None:
-            _verified(folder, table)
             meta = json.loads(_verified(folder, entry))
-            array = np.load(folder / table.path, mmap_mode="r", allow_pickle=False)
+            array = _verified_array(folder, table)
             postings[entry.locale] = Postings.from_files(meta, array)
     # The Lunr JSON is for lunr.js; it is parsed only where no flattened postings came with it.
     lunr_indexes = {}

@@ -15,6 +15,7 @@ start-up serves the last release it verified, saying so.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -59,11 +60,35 @@ def _manifest_bytes(source: str) -> bytes:
     return (Path(source) / MANIFEST).read_bytes()
 
 
+def _files_stat(folder: Path, manifest: bytes) -> bytes:
+    """Size and mtime of every file a local manifest lists: an edit in place changes the stamp.
+
+    The runtime serves from memory it owns (`askdocs.shards`), so such an edit cannot change
+    results or crash it; the changed stamp makes the next check try a reload, whose sha256
+    check fails and is reported while the old index keeps serving.
+    """
+    try:
+        files = [entry["path"] for entry in json.loads(manifest)["files"]]
+    except (ValueError, KeyError, TypeError):
+        return b""  # an unreadable manifest: the reload itself says what is wrong
+    stamps = []
+    for name in files:
+        try:
+            stat = (folder / str(name)).stat()
+            stamps.append(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}")
+        except OSError:
+            stamps.append(f"{name}\0missing")
+    return "\n".join(stamps).encode()
+
+
 def fingerprint(index: str, private: str | None) -> str:
     digest = hashlib.sha256()
     for source in (index, private):
         if source:
-            digest.update(_manifest_bytes(source))
+            manifest = _manifest_bytes(source)
+            digest.update(manifest)
+            if not is_url(source):
+                digest.update(_files_stat(Path(source), manifest))
     return digest.hexdigest()
 
 
