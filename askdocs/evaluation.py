@@ -1,4 +1,4 @@
-"""`askdocs eval`: retrieval and answer quality on a question set (the format in docs/evaluation.md).
+"""`askdocs eval`: retrieval and answer quality on a question set (the format in docs/pages/evaluation.md).
 
 Retrieval: recall@1/5/10 and MRR of the gold pages, per slice (kind, locale),
 optionally beside plain lunr.py search over MkDocs' own `search_index.json`.
