@@ -1,4 +1,4 @@
-"""The chat stream's closed set of events (docs/http-api.md): status, tool, token, done, error."""
+"""The chat stream's closed set of events (docs/pages/http-api.md): status, tool, token, done, error."""
 
 from __future__ import annotations
 

@@ -153,7 +153,7 @@ def _theme_locale(config: MkDocsConfig) -> str:
 
 
 def _page_meta(front_matter: dict) -> dict:
-    """Front matter → the builder's page metadata (the names in docs/build.md)."""
+    """Front matter → the builder's page metadata (the names in docs/pages/build.md)."""
     meta: dict = {}
     own = front_matter.get("askdocs") or {}
     if not isinstance(own, dict):
