@@ -84,5 +84,7 @@ def test_pip_install_then_model_prepare_without_the_repository(tmp_path, model_i
     )
     run([askdocs, "build", site, "-q", "--support-url", "https://help.example.com/"], cwd=tmp_path, env=env)
     found = run([askdocs, "search", site, "when do batch jobs run"], cwd=tmp_path, env=env)
-    assert found.stdout.startswith(" 1. Gizmo\n    /\n    The gizmo scheduler runs batch jobs")
+    first = found.stdout.split("\n 2. ")[0]
+    assert first.startswith(" 1. Gizmo\n    /\n"), found.stdout
+    assert "The gizmo scheduler runs batch jobs every night" in first, found.stdout
     assert (site / "llms.txt").is_file()
