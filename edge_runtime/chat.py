@@ -234,11 +234,11 @@ class ChatService:
                 self.metrics.llm_failures.labels(answer.extra.get("fallback_reason", "unknown")).inc()
         elif answer is None:
             answer = await run_in_threadpool(extractive, docs, case)
-        if self.cache_enabled and _cacheable(answer):
-            await self.answer_cache.put(key, answer.to_json())
         await self._deliver(
             with_escalation(answer, query, case.support), answer_id, stream, record, cached=False
         )
+        if self.cache_enabled and _cacheable(answer):  # after `done`: the store is off the reader's clock
+            await self.answer_cache.put(key, answer.to_json())
 
     def _cache_key(self, query: Query, scope, version: str) -> str:
         return answer_key(version, scope.groups, query.normalized, query.locale, self.synthesizer)
