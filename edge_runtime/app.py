@@ -113,6 +113,7 @@ class Runtime:
             "redis_up": None if link is None else int(link.ok),
             "redis_errors": {} if link is None else link.errors,
             "redis_round_trips": None if link is None else link.round_trips,
+            "redis_wait_seconds": {} if link is None else link.wait_seconds,
             "rate_limit_degraded": self.limiter.degraded if self.limiter else 0,
             "answer_cache_skipped": self.chat.answer_cache.skipped,
             "events_buffered": None if events is None else len(events.pending),

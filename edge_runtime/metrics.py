@@ -41,6 +41,12 @@ class _StateCollector(Collector):
             yield CounterMetricFamily(
                 "askdocs_redis_round_trips", "Redis round trips", value=f["redis_round_trips"]
             )
+            waits = CounterMetricFamily(
+                "askdocs_redis_wait_seconds", "Time spent waiting on Redis round trips", labels=["store"]
+            )
+            for store, seconds in sorted(f["redis_wait_seconds"].items()):
+                waits.add_metric([store], seconds)
+            yield waits
             yield _gauge("askdocs_events_buffered", "Events waiting for Redis", f["events_buffered"])
             yield CounterMetricFamily(
                 "askdocs_events_dropped",

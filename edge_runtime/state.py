@@ -61,6 +61,7 @@ class RedisLink:
         self.ok = True
         self.errors: dict[str, int] = {}
         self.round_trips = 0
+        self.wait_seconds: dict[str, float] = {}  # time spent waiting on Redis, by store
         self.last_error: str | None = None
         self.down_since: float | None = None
         self._strikes = 0
@@ -73,6 +74,7 @@ class RedisLink:
         """One round trip on behalf of `store`; raises Unavailable instead of waiting on a bad Redis."""
         if self.skipping():
             raise Unavailable(self.last_error or "redis unavailable")
+        started = time.perf_counter()
         try:
             self.round_trips += 1
             result = await asyncio.wait_for(call(self.client), self.timeout * 2)
@@ -81,6 +83,8 @@ class RedisLink:
         except Exception as exc:  # redis errors, OSError, timeouts: all mean "not now"
             self.fail(store, exc)
             raise Unavailable(str(exc)) from exc
+        finally:
+            self.wait_seconds[store] = self.wait_seconds.get(store, 0.0) + time.perf_counter() - started
         self.succeed()
         return result
 
