@@ -1,0 +1,55 @@
+"""Embedding fanned out over processes gives the very vectors one process gives."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+import pytest
+from askdocs.plugin.embedpool import BATCH, MIN_TEXTS_PER_WORKER, embed_texts, workers_for
+
+from askdocs.embedder import Embedder, quantize
+from askdocs.errors import BuildError
+
+TEXTS = [f"Widget {n} stores {n * 7} records and retries {n % 5} times." for n in range(2 * BATCH + 5)]
+
+
+def test_worker_count_follows_the_work_and_the_thread_budget():
+    assert workers_for(10, 8) == 1
+    assert workers_for(2 * MIN_TEXTS_PER_WORKER, 8) == 2
+    assert workers_for(100 * MIN_TEXTS_PER_WORKER, 4) == 4
+    assert workers_for(100 * MIN_TEXTS_PER_WORKER, 1) == 1
+    assert workers_for(100 * MIN_TEXTS_PER_WORKER, 0) >= 1  # 0: all cores
+
+
+def collect(results, n: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    vectors, scales = np.zeros((n, dim), np.int8), np.zeros(n, np.float32)
+    seen = []
+    for position, vector, scale in results:
+        vectors[position], scales[position] = vector, scale
+        seen.append(position)
+    assert sorted(seen) == list(range(n))  # every text once
+    return vectors, scales
+
+
+def test_two_processes_give_the_vectors_of_one(model_info):
+    embedder = Embedder(model_info, threads=1)
+    expected_q, expected_s = quantize(np.stack([embedder.embed_passages([t])[0] for t in TEXTS]))
+    ticks: list[int] = []
+    fanned = collect(embed_texts(model_info, TEXTS, 2, ticks.append), len(TEXTS), model_info.dim)
+    assert sum(ticks) == len(TEXTS) and len(ticks) >= 3  # progress as batches finish
+    here = collect(embed_texts(model_info, TEXTS, 1, embedder=embedder), len(TEXTS), model_info.dim)
+    for vectors, scales in (fanned, here):
+        assert np.array_equal(vectors, expected_q)
+        assert np.array_equal(scales, expected_s)
+
+
+def test_a_worker_that_cannot_load_the_model_is_a_build_error_not_a_hang(model_info, tmp_path):
+    (tmp_path / "model.onnx").write_bytes(b"not a model")
+    (tmp_path / "tokenizer.json").write_bytes(model_info.tokenizer_path.read_bytes())
+    broken = dataclasses.replace(model_info, path=tmp_path)
+    started = time.time()
+    with pytest.raises(BuildError, match="embedding worker"):
+        list(embed_texts(broken, TEXTS, 2))
+    assert time.time() - started < 60
