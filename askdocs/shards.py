@@ -17,6 +17,10 @@ dir for restricted ones) holding `manifest.json` and content-addressed files:
 - `lunr.<locale>.<sha8>.json`: a Lunr index per locale (ref = chunk position),
   and `search_docs.<locale>.<sha8>.json`: what the browser needs to turn
   refs into links when it searches offline with lunr.js;
+- `suggestions.<locale>.<sha8>.json` (public sets only): the questions the
+  widget suggests when a conversation is empty, `{locale, source, questions}`
+  (`source`: `config` from the build options, or `faq` from the public pages'
+  FAQ questions);
 - `lexical.<locale>.<sha8>.json` + `postings.<locale>.<sha8>.npy`: the same
   index flattened for the runtime's scorer (terms, offsets, refs; a
   memory-mappable array of (doc, weight)), so it never parses the Lunr JSON.
@@ -373,7 +377,7 @@ def load_shards(folder: Path) -> ShardSet:
         if entry.locale and entry.locale not in postings:
             lunr_indexes[entry.locale] = json.loads(data)
     for entry in manifest.files:
-        if entry.role in ("widget", "lunr_js", "model", "search_docs"):
+        if entry.role in ("widget", "lunr_js", "model", "search_docs", "suggestions"):
             _verified(folder, entry)
     return ShardSet(
         folder,

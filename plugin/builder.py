@@ -44,6 +44,10 @@ from askdocs.shards import (
 log = logging.getLogger("askdocs.build")
 
 MAX_CONTENT_CHARS = 2_000_000
+MAX_SUGGESTED = 4  # FAQ questions offered by default, per locale
+MAX_SUGGESTED_CONFIGURED = 10
+MAX_QUESTION_CHARS = 300
+_LOCALE = re.compile(r"^[a-z]{2,3}$")
 _SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk)\b", re.I)
 
 
@@ -73,6 +77,7 @@ class BuildOptions:
     progress: bool = True
     llms_txt: bool = True  # llms.txt, llms-full.txt and page twins at the site root
     support_url: str | None = None  # configured; else the site's contact/support page
+    suggested_questions: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def shard_dir(self) -> Path:
@@ -83,6 +88,32 @@ class BuildOptions:
         if self.private_dir is not None:
             return Path(self.private_dir)
         return self.site_dir.parent / "askdocs-private"
+
+
+def suggested_questions(value: object) -> dict[str, list[str]]:
+    """The `suggested_questions` option, checked: `{locale: [question, ...]}`."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BuildError("suggested_questions must map a locale to a list of questions, e.g. {en: [...]}")
+    checked: dict[str, list[str]] = {}
+    for locale, questions in value.items():
+        if not isinstance(locale, str) or not _LOCALE.match(locale):
+            raise BuildError(f"suggested_questions: {locale!r} is not a locale code such as en or es")
+        if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
+            raise BuildError(f"suggested_questions.{locale} must be a list of non-empty questions")
+        if len(questions) > MAX_SUGGESTED_CONFIGURED:
+            raise BuildError(
+                f"suggested_questions.{locale} has {len(questions)} questions; at most "
+                f"{MAX_SUGGESTED_CONFIGURED} are shown"
+            )
+        long = [q for q in questions if len(q) > MAX_QUESTION_CHARS]
+        if long:
+            raise BuildError(
+                f"suggested_questions.{locale}: {long[0][:40]!r}… is over {MAX_QUESTION_CHARS} characters"
+            )
+        checked[locale] = [q.strip() for q in questions]
+    return checked
 
 
 @dataclass
@@ -444,6 +475,12 @@ class IndexBuilder:
             writer.add("postings", _npy(postings.table()), "npy", locale=locale)
             if visibility == "public":
                 writer.add("search_docs", json_bytes(_search_docs(data, locale)), "json", locale=locale)
+                suggestions = self._suggestions(data, locale)
+                if suggestions["questions"]:
+                    writer.add("suggestions", json_bytes(suggestions), "json", locale=locale)
+        if visibility == "public":
+            for locale in sorted(set(self.options.suggested_questions) - set(locales)):
+                self._warn(f"suggested_questions.{locale}: the site has no public pages in locale {locale}")
         if visibility == "public" and self.options.copy_widget:
             _add_widget_files(writer, locales)
         if self.options.bundle_model:
@@ -484,6 +521,20 @@ class IndexBuilder:
         )
         _check_target(folder)
         writer.publish(folder, manifest)
+
+    def _suggestions(self, data: _SetData, locale: str) -> dict:
+        """The widget's suggested questions: configured ones, else this set's FAQ questions.
+
+        Only ever called for the public set, so restricted FAQ questions never reach it."""
+        configured = self.options.suggested_questions.get(locale)
+        if configured:
+            return {"locale": locale, "source": "config", "questions": configured}
+        questions: list[str] = []
+        for faq in data.faqs:
+            question = " ".join(faq.question.split())
+            if data.pages[faq.page].locale == locale and question not in questions:
+                questions.append(question)
+        return {"locale": locale, "source": "faq", "questions": questions[:MAX_SUGGESTED]}
 
 
 def _check_target(folder: Path) -> None:

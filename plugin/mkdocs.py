@@ -13,7 +13,7 @@ import html
 import logging
 from pathlib import Path
 
-from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
+from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage, suggested_questions
 from askdocs.plugin.chunking import ChunkSettings
 from askdocs.plugin.tags import inject_head, inject_widget
 from mkdocs.config import base
@@ -27,6 +27,20 @@ from askdocs.errors import AskdocsError
 from askdocs.models import AUTO
 
 log = get_plugin_logger(__name__)
+
+
+class _SuggestedQuestions(c.BaseConfigOption[dict]):
+    """`{locale: [question, ...]}`, checked by the builder's own rules."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.default = {}
+
+    def run_validation(self, value: object) -> dict:
+        try:
+            return suggested_questions(value)
+        except AskdocsError as exc:
+            raise base.ValidationError(str(exc)) from exc
 
 
 class AskdocsConfig(base.Config):
@@ -47,6 +61,7 @@ class AskdocsConfig(base.Config):
     progress = c.Type(bool, default=True)
     llms_txt = c.Type(bool, default=True)
     enabled = c.Type(bool, default=True)
+    suggested_questions = _SuggestedQuestions()
 
 
 class AskdocsPlugin(BasePlugin[AskdocsConfig]):
@@ -103,6 +118,7 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
             progress=self.config.progress,
             llms_txt=self.config.llms_txt,
             support_url=self.config.support_url,
+            suggested_questions=self.config.suggested_questions,
         )
         try:
             self._builder = IndexBuilder(options, embedder=self._embedder, logger=log)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
+from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage, suggested_questions
 from askdocs.plugin.tags import inject_head, inject_widget
 from pelican import signals
 
@@ -34,6 +34,7 @@ OPTIONS = {
     "threads": 0,
     "progress": True,
     "llms_txt": True,
+    "suggested_questions": None,
 }
 
 
@@ -88,6 +89,7 @@ class PelicanAdapter:
             progress=o["progress"],
             llms_txt=o["llms_txt"],
             support_url=o["support_url"],
+            suggested_questions=suggested_questions(o["suggested_questions"]),
         )
         self.builder = IndexBuilder(build)
         self.builder.remember_previous()

@@ -81,6 +81,7 @@ def test_manifest_describes_the_shards(example_site, multilingual_info):
         "titles",
         "lunr",
         "search_docs",
+        "suggestions",
         "widget",
         "lunr_js",
     } <= roles
@@ -142,6 +143,119 @@ def test_restricted_content_never_reaches_the_public_site(example_site):
     assert all(p.groups == ["staff"] for p in shards.pages)
     assert (example_site.private_dir / "html" / "internal" / "runbook" / "index.html").is_file()
     assert any(files_containing(example_site.private_dir, "BLUE HERON"))
+
+
+def test_suggested_questions_default_to_the_public_faq_per_locale(example_site):
+    manifest = read_manifest(example_site.shard_dir)
+    files = {f.locale: f for f in manifest.files if f.role == "suggestions"}
+    assert set(files) == {"en", "es"}
+    en = json.loads((example_site.shard_dir / files["en"].path).read_text())
+    es = json.loads((example_site.shard_dir / files["es"].path).read_text())
+    assert en["source"] == es["source"] == "faq"
+    assert en["questions"][0] == "Does the agent need to run as root?"
+    assert es["questions"][0] == "¿El agente tiene que ejecutarse como root?"
+    assert len(en["questions"]) == 4
+    assert not [f for f in read_manifest(example_site.private_dir).files if f.role == "suggestions"]
+
+
+FAQ_PAGE = """---
+{front}
+---
+# {title}
+
+{body}
+
+<script type="application/ld+json">
+{{"@context": "https://schema.org", "@type": "FAQPage", "mainEntity": [
+  {{"@type": "Question", "name": "{question}",
+   "acceptedAnswer": {{"@type": "Answer", "text": "{answer}"}}}}]}}
+</script>
+"""
+
+
+def _faq_site(root: Path, options: dict) -> subprocess.CompletedProcess:
+    import yaml
+
+    docs = root / "docs"
+    docs.mkdir(parents=True, exist_ok=True)
+    (docs / "index.md").write_text("# Quokka\n\nQuokka keeps notes in sync across devices.\n")
+    (docs / "faq.md").write_text(
+        FAQ_PAGE.format(
+            front="title: FAQ",
+            title="FAQ",
+            body="## How do I reset my password?\n\nOpen Settings, then Account, then Reset password.",
+            question="How do I reset my password?",
+            answer="Open Settings, then Account, then Reset password.",
+        )
+    )
+    (docs / "staff.md").write_text(
+        FAQ_PAGE.format(
+            front="askdocs: {groups: [staff]}",
+            title="Staff FAQ",
+            body="## Where is the VIOLET OTTER vault?\n\nIn rack 7, behind the second door.",
+            question="Where is the VIOLET OTTER vault?",
+            answer="In rack 7, behind the second door.",
+        )
+    )
+    config = {
+        "site_name": "Quokka",
+        "site_url": "https://quokka.example/",
+        "theme": {"name": "mkdocs", "highlightjs": False},
+        "plugins": [
+            "search",
+            {"askdocs": {"private_dir": str(root / "private"), "progress": False, **options}},
+        ],
+    }
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-f", str(root / "mkdocs.yml")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _suggestions(site: Path) -> dict[str, dict]:
+    manifest = read_manifest(site / "_askdocs")
+    return {
+        f.locale: json.loads((site / "_askdocs" / f.path).read_text())
+        for f in manifest.files
+        if f.role == "suggestions"
+    }
+
+
+def test_suggested_questions_keep_restricted_faq_out_and_can_be_configured(tmp_path, model_info):
+    result = _faq_site(tmp_path / "faq", {})
+    assert result.returncode == 0, result.stderr
+    site = tmp_path / "faq" / "site"
+    assert _suggestions(site) == {
+        "en": {"locale": "en", "source": "faq", "questions": ["How do I reset my password?"]}
+    }
+    assert files_containing(site, "VIOLET OTTER") == []
+    private = load_shards(tmp_path / "faq" / "private")
+    assert [f.question for f in private.faqs] == ["Where is the VIOLET OTTER vault?"]
+
+    configured = {"en": ["How do I sync a new phone?", "Can I export my notes?"], "fr": ["Comment ?"]}
+    result = _faq_site(tmp_path / "configured", {"suggested_questions": configured})
+    assert result.returncode == 0, result.stderr
+    site = tmp_path / "configured" / "site"
+    assert _suggestions(site) == {"en": {"locale": "en", "source": "config", "questions": configured["en"]}}
+    assert "suggested_questions.fr: the site has no public pages in locale fr" in result.stderr
+    assert files_containing(site, "VIOLET OTTER") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (["a question"], "must map a locale to a list of questions"),
+        ({"en": "a question"}, "suggested_questions.en must be a list of non-empty questions"),
+        ({"English": ["a question"]}, "'English' is not a locale code"),
+    ],
+)
+def test_bad_suggested_questions_are_a_clear_error(tmp_path, value, message):
+    result = _faq_site(tmp_path, {"suggested_questions": value})
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr
 
 
 def test_excluded_page_is_not_indexed(example_site):
@@ -328,7 +442,11 @@ TIMEZONE = "UTC"
 DEFAULT_LANG = "en"
 PLUGINS = ["askdocs"]
 FEED_ALL_ATOM = "feeds/all.atom.xml"
-ASKDOCS = {"private_dir": %r, "progress": False}
+ASKDOCS = {
+    "private_dir": %r,
+    "progress": False,
+    "suggested_questions": {"en": ["When does the scheduler run?"]},
+}
 """
 
 
@@ -391,3 +509,4 @@ def test_pelican_site(tmp_path, model_info):
     assert "ZEPHYR TOAST" not in (output / "llms-full.txt").read_text()
     assert not (output / "ideas.md").exists() and not (output / "on-call-secrets.md").exists()
     assert next(p for p in shards.pages if p.url == "/tuning-the-scheduler.html").lastmod == "2026-03-04"
+    assert _suggestions(output)["en"]["questions"] == ["When does the scheduler run?"]
