@@ -1,18 +1,13 @@
 /*
- * askdocs widget: the reader's side of askdocs, in one file with no build step.
- *
- *   <script src="/_askdocs/widget.js" defer></script>
- *
- * Attributes, the window.askdocs API, the SSE events it parses and the
- * data-askdocs test hooks are the public contract (docs/widget.md, "Test hooks").
- * Model and page text is only ever put into the DOM as text nodes or through
- * the small Markdown renderer below, which builds elements itself.
+ * askdocs widget, one file, no build step: <script src="/_askdocs/widget.js" defer></script>
+ * Its attributes, window.askdocs, the SSE events and the data-askdocs hooks are
+ * public (docs/widget.md). Model and page text reach the DOM only as text
+ * nodes or through the Markdown renderer below, which builds elements itself.
  */
 (() => {
   "use strict";
 
-  // One instance per tab, whatever re-runs this script (a second tag, or an
-  // instant-navigation router re-evaluating scripts): later runs re-attach it.
+  // One instance per tab: a second tag or an instant-navigation router re-running us re-attaches it.
   if (window.__askdocsWidget) {
     window.__askdocsWidget.attach();
     return;
@@ -20,7 +15,7 @@
   const instance = { attach() {} };
   window.__askdocsWidget = instance;
 
-  // ---------------------------------------------------------------- config
+  // -- config
   const script =
     document.currentScript || document.querySelector('script[src*="_askdocs/widget.js"]');
   const attr = (name) => ((script && script.getAttribute("data-" + name)) || "").trim();
@@ -42,7 +37,7 @@
   const HISTORY_TOTAL_CHARS = 12000;
   const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 
-  // ---------------------------------------------------------------- strings
+  // -- strings
   const STRINGS = {
     en: {
       title: "Ask the docs",
@@ -89,6 +84,8 @@
       offlineFailed: "The assistant can't be reached right now, and the in-browser search is not available either.",
       fallbackMode: "The AI model was unavailable, so this answer quotes the documentation directly.",
       announce: "Answer: {0}",
+      jump: "Jump to a section",
+      suggested: "Try asking",
     },
     es: {
       title: "Pregunta a la documentación",
@@ -135,6 +132,8 @@
       offlineFailed: "El asistente no está disponible ahora mismo y la búsqueda en el navegador tampoco.",
       fallbackMode: "El modelo de IA no estaba disponible, así que esta respuesta cita la documentación directamente.",
       announce: "Respuesta: {0}",
+      jump: "Ir a una sección",
+      suggested: "Prueba a preguntar",
     },
     fr: {
       title: "Interroger la documentation",
@@ -181,13 +180,14 @@
       offlineFailed: "L'assistant est injoignable pour le moment, et la recherche dans le navigateur non plus.",
       fallbackMode: "Le modèle d'IA était indisponible : cette réponse cite directement la documentation.",
       announce: "Réponse : {0}",
+      jump: "Aller à une section",
+      suggested: "Essayez de demander",
     },
   };
   const STR = Object.assign({}, STRINGS.en, STRINGS[locale]);
   const t = (key, arg) => STR[key].replace("{0}", arg == null ? "" : String(arg));
 
-  // ---------------------------------------------------------------- icons
-  // Stroke paths on a 24x24 grid, "|" between paths.
+  // -- icons
   const ICONS = {
     spark: "M12 3l1.8 5.2L19 10l-5.2 1.8L12 17l-1.8-5.2L5 10l5.2-1.8z|M19 15l.8 2.2L22 18l-2.2.8L19 21l-.8-2.2L16 18l2.2-.8z",
     send: "M12 19V5|M5 12l7-7 7 7",
@@ -216,7 +216,7 @@
     return el;
   }
 
-  // ---------------------------------------------------------------- styles
+  // -- styles
   const LIGHT =
     "--bg:#fff;--fg:#1b1f24;--muted:#5b6470;--border:#e3e6ea;--border-strong:#cfd4da;" +
     "--soft:#f5f6f8;--code-bg:#f7f8fa;--user-bg:color-mix(in srgb,var(--accent) 9%,#fff);" +
@@ -254,6 +254,8 @@ transition:transform .15s ease,box-shadow .15s ease}
 width:min(440px,calc(100vw - 40px));height:min(700px,calc(100vh - 40px));background:var(--bg);color:var(--fg);
 border:1px solid var(--border);border-radius:18px;box-shadow:var(--shadow);overflow:hidden;animation:ad-in .18s ease-out}
 @keyframes ad-in{from{opacity:0;transform:translateY(10px) scale(.985)}}
+.panel.dock{right:0;bottom:0;width:clamp(340px,32vw,440px);height:auto;border-width:0 0 0 1px;border-radius:0;box-shadow:-8px 0 24px rgba(17,24,39,.08)}
+.scrim{position:fixed;inset:0;z-index:2147483000;background:rgba(17,24,39,.35)}
 .head{display:flex;align-items:center;gap:12px;padding:14px 10px 13px 16px;border-bottom:1px solid var(--border)}
 .mark{display:grid;place-items:center;width:34px;height:34px;border-radius:10px;background:var(--accent);color:var(--on-accent);flex:none}
 .titles{flex:1;min-width:0}
@@ -270,6 +272,15 @@ h2{margin:0;font-size:15px;font-weight:650;line-height:1.3}
 .empty .mark svg{width:22px;height:22px}
 .empty h3{margin:0 0 6px;font-size:15.5px;font-weight:650;color:var(--fg)}
 .empty p{margin:0}
+.sugg{display:flex;flex-direction:column;gap:6px;margin-top:18px;text-align:left}
+.chip{padding:8px 12px;border:1px solid var(--border);border-radius:10px;background:var(--soft);color:var(--fg);font-size:13px;text-align:left}
+.chip:hover{border-color:var(--accent)}
+.hits{position:absolute;left:10px;right:10px;bottom:8px;max-height:70%;overflow-y:auto;padding:6px;background:var(--bg);
+border:1px solid var(--border);border-radius:12px;box-shadow:var(--shadow)}
+.hit{display:block;padding:6px 8px;border-radius:8px;color:var(--fg);text-decoration:none}
+.hit[aria-selected=true],.hit:hover{background:var(--soft);outline:1px solid var(--border-strong)}
+.ht{display:block;font-size:13px;font-weight:600;color:var(--link)}
+.hs{display:block;font-size:12px;color:var(--muted);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .user{align-self:flex-end;max-width:86%;padding:9px 14px;border-radius:18px 18px 5px 18px;background:var(--user-bg);white-space:pre-wrap;overflow-wrap:anywhere}
 .answer{display:flex;flex-direction:column;align-items:flex-start;gap:12px;min-width:0}
 .answer>*{max-width:100%}
@@ -279,7 +290,14 @@ h2{margin:0;font-size:15px;font-weight:650;line-height:1.3}
 border-radius:2px;background:var(--accent);vertical-align:-2px;animation:ad-blink 1s steps(2,start) infinite}
 .md[data-streaming]>.code:last-child::after,.md[data-streaming]>ul:last-child::after,.md[data-streaming]>ol:last-child::after{display:none}
 @keyframes ad-blink{to{visibility:hidden}}
-.md p,.md ul,.md ol,.md blockquote,.md .code,.md .h{margin:0 0 10px}
+.md p,.md ul,.md ol,.md blockquote,.md .code,.md .h,.tbl,.grp{margin:0 0 10px}
+.grp{padding-bottom:2px}
+.lead{font-size:15px;font-weight:600}
+.md .cite{display:inline-flex;text-decoration:none}
+.tbl{overflow-x:auto;overflow-wrap:normal}
+.md table{border-collapse:collapse;font-size:13px}
+.md th,.md td{padding:5px 10px;border:1px solid var(--border);text-align:left;vertical-align:top}
+.md th{background:var(--soft);font-weight:600}
 .md>:last-child{margin-bottom:0}
 .md ul,.md ol{padding-left:22px}
 .md li{margin:3px 0}
@@ -292,6 +310,8 @@ border-radius:2px;background:var(--accent);vertical-align:-2px;animation:ad-blin
 .code .bar{display:flex;align-items:center;justify-content:space-between;padding:3px 4px 3px 12px;border-bottom:1px solid var(--border);font-size:11.5px;color:var(--muted)}
 .code .ib{width:28px;height:28px}
 .code .ib svg{width:15px;height:15px}
+.md pre{background:linear-gradient(90deg,var(--code-bg),#0000) 0/24px 100% local,linear-gradient(270deg,var(--code-bg),#0000) 100%/24px 100% local,
+radial-gradient(farthest-side at 0,#0003,#0000) 0/10px 100% scroll,radial-gradient(farthest-side at 100%,#0003,#0000) 100%/10px 100% scroll;background-repeat:no-repeat}
 .md pre{margin:0;padding:10px 12px;overflow-x:auto;font:12.5px/1.6 var(--mono);white-space:pre}
 .md pre code{padding:0;border:0;background:none;font-size:inherit}
 .unanswered .md{padding:12px 14px;border-radius:12px;background:var(--soft);border:1px solid var(--border)}
@@ -352,7 +372,7 @@ textarea{font-size:16px}}
 @media (forced-colors:active){.launcher,.panel,.go,.esc,.cite,.btn{border:1px solid CanvasText}}
 `;
 
-  // ---------------------------------------------------------------- DOM helpers
+  // -- DOM helpers
   function h(tag, props, ...kids) {
     const el = document.createElement(tag);
     for (const key in props || {}) {
@@ -370,9 +390,7 @@ textarea{font-size:16px}}
   const iconButton = (icon, label, onclick, extra) =>
     h("button", Object.assign({ type: "button", class: "ib", icon, "aria-label": label, title: label, onclick }, extra));
 
-  // Site-root-relative paths ("/install/") are resolved against the docs site
-  // root, which is where the script was served from: a site published under a
-  // sub-path keeps working.
+  // "/install/" is resolved against the site root (where we were served from): sub-path sites work.
   function resolve(href) {
     const raw = String(href || "").trim();
     if (!raw || /^(javascript|data|vbscript|file):/i.test(raw)) return null;
@@ -387,7 +405,6 @@ textarea{font-size:16px}}
     }
     return /^https?:$/.test(url.protocol) ? url : null;
   }
-  // Links in answers and citations must stay on the docs site.
   function sameSite(href) {
     const url = resolve(href);
     return url && (url.origin === site.origin || url.origin === location.origin) ? url.href : null;
@@ -397,17 +414,38 @@ textarea{font-size:16px}}
     return path.startsWith(site.pathname) ? "/" + path.slice(site.pathname.length) : path;
   }
 
-  // ---------------------------------------------------------------- Markdown
-  // A deliberately small subset: paragraphs, headings (as bold lines), lists,
-  // block quotes, fenced code, inline code, bold, italics and same-site links.
+  // -- Markdown
   const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
   const ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
   const HEADING = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
   const QUOTE = /^ {0,3}>\s?(.*)$/;
+  const TABLE_SEP = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+  const FROM = /^\s*(?:From|Fuente|Source)\s?:\s*\[((?:\\.|[^\\\]\n])+)\]\(\s*([^()\s]+)\s*\)\s*(?:[—–]\s*(.*?))?\s*$/;
   const indentOf = (line) => line.match(/^\s*/)[0].length;
+  const isTable = (lines, i) => lines[i].includes("|") && TABLE_SEP.test(lines[i + 1] || "") && lines[i + 1].includes("-");
 
-  function renderMarkdown(text, into) {
-    blocks(String(text).replace(/\r\n?/g, "\n").split("\n"), into);
+  // "From: [Page › Section](/url/#a)" cites the group above it, whose first paragraph leads.
+  function renderAnswer(text, into) {
+    const cited = new Set();
+    let group = [];
+    for (const line of String(text).replace(/\r\n?/g, "\n").split("\n")) {
+      const m = FROM.exec(line);
+      if (!m) {
+        group.push(line);
+        continue;
+      }
+      const el = h("div", { class: "grp" });
+      blocks(group, el);
+      group = [];
+      if (el.firstChild && el.firstChild.nodeName === "P") el.firstChild.classList.add("lead");
+      const href = sameSite(m[2]);
+      const label = t("from") + m[1].replace(/\\(.)/g, "$1") + (m[3] ? " — " + m[3] : "");
+      el.append(citation(href, label));
+      if (href) cited.add(href);
+      into.append(el);
+    }
+    blocks(group, into);
+    return cited;
   }
 
   function blocks(lines, into) {
@@ -423,6 +461,14 @@ textarea{font-size:16px}}
         for (i++; i < lines.length && !close.test(lines[i]); i++) code.push(lines[i]);
         i++;
         into.append(codeBlock(code.join("\n"), m[2]));
+      } else if (isTable(lines, i)) {
+        const table = h("table");
+        const row = (cells, tag) => h("tr", null, ...cells.map((c) => inline(c, h(tag))));
+        table.append(h("thead", null, row(cellsOf(line), "th")));
+        const body = h("tbody");
+        for (i += 2; i < lines.length && lines[i].includes("|") && lines[i].trim(); i++) body.append(row(cellsOf(lines[i]), "td"));
+        table.append(body);
+        into.append(h("div", { class: "tbl", tabindex: "0" }, table));
       } else if ((m = ITEM.exec(line))) {
         i = list(lines, i, into);
       } else if ((m = HEADING.exec(line))) {
@@ -438,13 +484,15 @@ textarea{font-size:16px}}
         const para = [];
         for (; i < lines.length; i++) {
           const l = lines[i];
-          if (!l.trim() || (para.length && (FENCE.test(l) || ITEM.test(l) || HEADING.test(l) || QUOTE.test(l)))) break;
+          if (!l.trim() || (para.length && (FENCE.test(l) || ITEM.test(l) || HEADING.test(l) || QUOTE.test(l) || isTable(lines, i)))) break;
           para.push(l.trim());
         }
         into.append(inline(para.join("\n"), h("p")));
       }
     }
   }
+
+  const cellsOf = (row) => row.trim().replace(/^\|/, "").replace(/(^|[^\\])\|$/, "$1").split(/(?<!\\)\|/).map((c) => c.trim());
 
   function list(lines, i, into) {
     const first = ITEM.exec(lines[i]);
@@ -476,7 +524,6 @@ textarea{font-size:16px}}
       }
       const li = h("li");
       blocks(item, li);
-      // Tight lists: a lone leading paragraph reads better unwrapped.
       const lead = li.firstChild;
       if (lead && lead.nodeName === "P") lead.replaceWith(...lead.childNodes);
       el.append(li);
@@ -498,8 +545,6 @@ textarea{font-size:16px}}
     );
   }
 
-  // Alternatives: escape, code span, bold, bold, italic, [link](url) or
-  // ![image](url), <autolink>, bare URL.
   const INLINE =
     /\\([\\`*_{}[\]()#+\-.!<>|])|(`+)([^`]|[^`][\s\S]*?[^`])\2(?!`)|\*\*(?=\S)([\s\S]*?\S)\*\*|__(?=\S)([\s\S]*?\S)__(?!\w)|\*(?=[^\s*])([^*\n]*?[^\s*])\*(?!\*)|(!?)\[((?:\\.|[^\\\]\n])*)\]\(\s*<?([^()\s>]*(?:\([^()\s]*\)[^()\s>]*)*)>?(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)|<(https?:\/\/[^\s<>]+)>|(https?:\/\/[^\s<>]*[^\s<>.,;:!?'")\]*_])/g;
 
@@ -536,10 +581,8 @@ textarea{font-size:16px}}
     });
   }
 
-  // ---------------------------------------------------------------- SSE
-  // Server-Sent Events over a fetch body (EventSource cannot POST). Follows the
-  // WHATWG parsing rules: LF, CR or CRLF line ends, ":" comments, multi-line
-  // data joined with "\n". onEvent returning true ends the read.
+  // -- SSE
+  // SSE over fetch (EventSource cannot POST), by the WHATWG rules.
   async function readEvents(body, onEvent, onActivity) {
     const reader = body.getReader();
     const decoder = new TextDecoder();
@@ -577,7 +620,7 @@ textarea{font-size:16px}}
         for (let i = 0; i < buffer.length; i++) {
           const ch = buffer[i];
           if (ch !== "\n" && ch !== "\r") continue;
-          if (ch === "\r" && i === buffer.length - 1) break; // CRLF may straddle chunks
+          if (ch === "\r" && i === buffer.length - 1) break;
           if (feed(buffer.slice(start, i))) return true;
           if (ch === "\r" && buffer[i + 1] === "\n") i++;
           start = i + 1;
@@ -589,7 +632,7 @@ textarea{font-size:16px}}
     }
   }
 
-  // ---------------------------------------------------------------- API
+  // -- API
   let token = null;
   let tokenRequest = null;
 
@@ -615,7 +658,7 @@ textarea{font-size:16px}}
   async function api(path, init) {
     if (tokenEndpoint && !token && !tokenRequest) fetchToken();
     if (tokenRequest) await tokenRequest;
-    const headers = Object.assign({ "Content-Type": "application/json" }, init.headers);
+    const headers = Object.assign(init.body ? { "Content-Type": "application/json" } : {}, init.headers);
     if (token) headers.Authorization = "Bearer " + token;
     return fetch(endpoint + path, Object.assign({}, init, { headers }));
   }
@@ -629,7 +672,7 @@ textarea{font-size:16px}}
     }
   }
 
-  // ---------------------------------------------------------------- offline search
+  // -- offline search
   const loaded = {};
   function loadScript(url) {
     return (loaded[url] =
@@ -647,25 +690,24 @@ textarea{font-size:16px}}
     if (!res.ok) throw new Error(res.status + " " + url);
     return res.json();
   }
-
-  // The Lunr shard and its page table for the reader's locale, loaded once.
-  let offlineIndex = null;
-  function loadOfflineIndex() {
-    offlineIndex = offlineIndex || fetchOfflineIndex();
-    offlineIndex.catch(() => {
-      offlineIndex = null; // let a later question try again
-    });
-    return offlineIndex;
+  function once(make) {
+    let promise = null;
+    return () => {
+      promise = promise || make();
+      promise.catch(() => (promise = null));
+      return promise;
+    };
   }
+  const base = siteRoot + "_askdocs/";
+  const loadManifest = once(() => getJSON(base + "manifest.json"));
+  const loadOfflineIndex = once(() => fetchOfflineIndex());
+  const pick = (m, role, loc) => (m.files || []).find((f) => f.role === role && f.locale === loc);
 
   async function fetchOfflineIndex() {
-    const base = siteRoot + "_askdocs/";
-    const manifest = await getJSON(base + "manifest.json");
-    const files = manifest.files || [];
-    const pick = (role, loc) => files.find((f) => f.role === role && f.locale === loc);
-    const loc = pick("lunr", locale) ? locale : manifest.default_locale;
-    const indexFile = pick("lunr", loc);
-    const docsFile = pick("search_docs", loc);
+    const m = await loadManifest();
+    const loc = pick(m, "lunr", locale) ? locale : m.default_locale;
+    const indexFile = pick(m, "lunr", loc);
+    const docsFile = pick(m, "search_docs", loc);
     if (!indexFile || !docsFile) throw new Error("no offline index for " + loc);
     const [indexJson, docs] = await Promise.all([
       getJSON(base + indexFile.path),
@@ -679,15 +721,12 @@ textarea{font-size:16px}}
     return { index: window.lunr.Index.load(indexJson), docs, loc };
   }
 
-  // Search the static Lunr shard in the browser when the runtime is down.
   async function searchOffline(question) {
     const { index, docs, loc } = await loadOfflineIndex();
     const lunr = window.lunr;
     const tokenize = (lunr[loc] && lunr[loc].tokenizer) || lunr.tokenizer;
-    // Terms go in through the query builder: lunr's query-string syntax
-    // ("-", ":", "^", "~") must never be interpreted in a reader's question.
-    // Trim punctuation the way the index-time trimmer did ("pip?" -> "pip"),
-    // but Unicode-aware so "¿cómo" keeps its accent.
+    // Terms, not a query string (":", "^", "~" must stay plain text), trimmed like the
+    // index-time trimmer ("pip?" -> "pip") but Unicode-aware ("¿cómo" keeps its accent).
     const terms = tokenize(question)
       .map((tok) => String(tok).replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").replace(/\*/g, ""))
       .filter(Boolean);
@@ -713,9 +752,9 @@ textarea{font-size:16px}}
     return pages;
   }
 
-  // ---------------------------------------------------------------- state
+  // -- state
   let messages = [];
-  let current = null; // the answer being streamed: {turn, view, controller}
+  let current = null;
   let returnFocus = null;
 
   function load() {
@@ -732,7 +771,7 @@ textarea{font-size:16px}}
       if (messages.length) sessionStorage.setItem(STORE_KEY, JSON.stringify(messages.slice(-MAX_STORED)));
       else sessionStorage.removeItem(STORE_KEY);
     } catch {
-      /* storage full or disabled: the conversation just won't survive navigation */
+      /* storage full or disabled */
     }
   }
 
@@ -747,19 +786,16 @@ textarea{font-size:16px}}
     return usable;
   }
 
-  // ---------------------------------------------------------------- UI
+  // -- UI
   const host = document.createElement("div");
   host.id = "askdocs-widget";
   const shadow = host.attachShadow({ mode: "open" });
-  // Keys typed in the widget are not the page's: docs themes bind single-key
-  // shortcuts on document ("n"/"p"/"s" on MkDocs' theme), and events leaving a
-  // shadow root look as if the host, not a text field, had them.
+  // Keys typed here are not the page's single-key shortcuts ("n"/"p"/"s" in MkDocs' theme).
   for (const type of ["keydown", "keypress", "keyup"]) {
     host.addEventListener(type, (event) => event.stopPropagation());
   }
   const root = h("div", { class: "root" });
-  // A constructed stylesheet is not an inline <style>, so a docs site's
-  // Content-Security-Policy without 'unsafe-inline' still styles the widget.
+  // A constructed stylesheet passes a CSP without 'unsafe-inline'.
   if (shadow.adoptedStyleSheets && window.CSSStyleSheet && CSSStyleSheet.prototype.replaceSync) {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(CSS);
@@ -792,6 +828,8 @@ textarea{font-size:16px}}
     maxlength: String(MAX_INPUT),
     placeholder: t("placeholder"),
     "aria-label": t("placeholder"),
+    "aria-autocomplete": "list",
+    "aria-controls": "askdocs-hits",
     enterkeyhint: "send",
   });
   const sendBtn = h("button", {
@@ -817,13 +855,19 @@ textarea{font-size:16px}}
   const statusText = h("span");
   const status = h("div", { class: "status", "data-askdocs": "status", hidden: true }, h("span", { class: "spin" }), statusText);
   const live = h("div", { class: "vh", "aria-live": "polite", "aria-atomic": "true" });
+  const suggestions = h("div", { class: "sugg", hidden: true });
   const empty = h(
     "div",
     { class: "empty" },
     h("div", { class: "mark", icon: "spark" }),
     h("h3", { text: t("emptyTitle") }),
-    h("p", { text: t("emptyText") })
+    h("p", { text: t("emptyText") }),
+    suggestions
   );
+  const hitList = h("div", { role: "listbox", id: "askdocs-hits", "data-askdocs": "hits", "aria-label": t("jump") });
+  // mousedown would move focus off the input before the click lands.
+  const hits = h("div", { class: "hits", hidden: true, onmousedown: (event) => event.preventDefault() }, hitList);
+  const scrim = h("div", { class: "scrim", hidden: true, onclick: () => close() });
   const log = h("div", { class: "log", tabindex: "-1" }, empty);
   const newBtn = iconButton("edit", t("newChat"), () => newConversation(true));
   const panel = h(
@@ -850,7 +894,7 @@ textarea{font-size:16px}}
       newBtn,
       iconButton("close", t("close"), () => close())
     ),
-    h("div", { class: "body" }, log, status),
+    h("div", { class: "body" }, log, hits, status),
     h(
       "div",
       { class: "composer" },
@@ -865,8 +909,7 @@ textarea{font-size:16px}}
       )
     )
   );
-  // Outside the panel, so an answer that completes after the panel was closed is still announced.
-  root.append(launcher, panel, live);
+  root.append(launcher, scrim, panel, live);
 
   function setStatus(text) {
     statusText.textContent = text || "";
@@ -891,8 +934,6 @@ textarea{font-size:16px}}
     newBtn.hidden = messages.length === 0;
   }
 
-  // Follow the answer as it grows, but never scroll its question out of view:
-  // a reader starts reading from the top.
   function follow(view, force) {
     if (!force && log.scrollHeight - log.scrollTop - log.clientHeight > 90) return;
     const question = view.el.previousElementSibling;
@@ -906,9 +947,7 @@ textarea{font-size:16px}}
     return el;
   }
 
-  // One assistant turn: body, notice, escalation, sources, actions. The body
-  // is re-rendered while streaming; the rest is painted from the turn's state.
-  const views = new WeakMap(); // turn -> view; views never go to sessionStorage
+  const views = new WeakMap();
 
   function renderAssistant(turn, replacing) {
     const el = h("article", { class: "answer", "data-askdocs": "answer", "aria-label": t("answer") });
@@ -930,7 +969,7 @@ textarea{font-size:16px}}
       },
       paintBody() {
         body.replaceChildren();
-        renderMarkdown(turn.content, body);
+        view.cited = renderAnswer(turn.content, body);
         body.toggleAttribute("data-streaming", turn.state === "streaming");
       },
       paint() {
@@ -997,20 +1036,13 @@ textarea{font-size:16px}}
         icon("arrow")
       );
     let sources = null;
-    const cites = (turn.citations || []).filter((c) => c && c.url);
+    const cites = unshown(turn, view);
     if (cites.length) {
       const list = h("ul");
-      for (const c of cites) {
-        const href = sameSite(c.url);
-        const label = h("span", { text: (turn.state === "offline" ? "" : t("from")) + (c.title || c.url) });
-        const item = href
-          ? h("a", { class: "cite", "data-askdocs": "citation", href, title: c.title || c.url, onclick: onCitation }, icon("doc"), label)
-          : h("span", { class: "cite", "data-askdocs": "citation" }, label);
-        list.append(h("li", null, item));
-      }
+      for (const c of cites)
+        list.append(h("li", null, citation(sameSite(c.url), (turn.state === "offline" ? "" : t("from")) + (c.title || c.url))));
       sources = h("div", { class: "src" }, h("p", { class: "lbl", text: t("sources") }), list);
     }
-    // Offline, the search results are the answer: they come before the way out.
     const parts = state === "offline" ? [sources, escalate] : [escalate, sources];
     into.append(...parts.filter(Boolean));
     if (turn.content && state !== "offline") {
@@ -1033,17 +1065,26 @@ textarea{font-size:16px}}
     }
   }
 
+  const unshown = (turn, view) => (turn.citations || []).filter((c) => c && c.url && !view.cited.has(sameSite(c.url)));
+
+  function citation(href, label) {
+    const text = h("span", { text: label });
+    return href
+      ? h("a", { class: "cite", "data-askdocs": "citation", href, title: label, onclick: onCitation }, icon("doc"), text)
+      : h("span", { class: "cite", "data-askdocs": "citation" }, text);
+  }
+
   function answerText(turn) {
-    const cites = (turn.citations || [])
+    const cites = unshown(turn, views.get(turn))
       .map((c) => "- " + (c.title || c.url) + ": " + ((resolve(c.url) || {}).href || c.url))
       .join("\n");
     return turn.content + (cites ? "\n\n" + t("sources") + ":\n" + cites : "");
   }
 
   function onCitation(event) {
-    // On a phone the panel covers the page: get out of the way of the target.
     const url = new URL(event.currentTarget.href);
-    if (url.pathname === location.pathname && url.hash && matchMedia("(max-width: 640px)").matches) close();
+    hideHits();
+    if (url.pathname === location.pathname && url.hash && !docked) close();
   }
 
   async function copyText(text, button) {
@@ -1087,7 +1128,7 @@ textarea{font-size:16px}}
     }
   }
 
-  // ---------------------------------------------------------------- asking
+  // -- asking
   function statusOf(name, data) {
     if (name === "status") {
       if (data.stage === "reading") return data.detail ? t("reading", data.detail) : t("readingAny");
@@ -1106,6 +1147,7 @@ textarea{font-size:16px}}
   function submit() {
     const text = input.value.trim();
     if (!text || current) return;
+    hideHits();
     input.value = "";
     autosize();
     ask(text);
@@ -1123,7 +1165,6 @@ textarea{font-size:16px}}
 
   function retry(turn) {
     if (current) {
-      // Retrying a stalled stream: abort it; run() then asks again.
       if (current.turn === turn) current.controller.abort("again");
       return;
     }
@@ -1150,8 +1191,8 @@ textarea{font-size:16px}}
     follow(view, true);
     save();
 
-    let heard = false; // any byte of the stream (comments count as life)
-    let finished = false; // a done or error event arrived
+    let heard = false;
+    let finished = false;
     let stalled = false;
     let timer = 0;
     const alive = () => {
@@ -1232,7 +1273,7 @@ textarea{font-size:16px}}
     }
     clearTimeout(timer);
 
-    if (outcome === "reset") return; // the conversation was cleared under us
+    if (outcome === "reset") return;
     if (outcome === "reauth" || outcome === "again") {
       finish(turn, view);
       messages.splice(messages.indexOf(turn), 1);
@@ -1285,7 +1326,126 @@ textarea{font-size:16px}}
     if (focus && !panel.hidden) input.focus();
   }
 
-  // ---------------------------------------------------------------- open/close, keyboard
+  // -- suggested questions (by the build)
+  const loadSuggestions = once(async () => {
+    const file = pick(await loadManifest(), "suggestions", locale);
+    const questions = file ? (await getJSON(base + file.path)).questions.slice(0, 6) : [];
+    suggestions.replaceChildren(
+      h("p", { class: "lbl", text: t("suggested") }),
+      ...questions.map((q) => h("button", { type: "button", class: "chip", "data-askdocs": "suggestion", text: q, onclick: () => ask(q) }))
+    );
+    suggestions.hidden = !questions.length;
+  });
+
+  // -- search as you type
+  // From /api/search, else the Lunr shard; data-source says which.
+  let hitTimer = 0;
+  let hitSeq = 0;
+  let selected = -1;
+  let searchApi = true;
+
+  async function findSections(q) {
+    if (searchApi) {
+      try {
+        const res = await api("/api/search?k=6&locale=" + encodeURIComponent(locale) + "&q=" + encodeURIComponent(q), {});
+        if (res.ok) {
+          const results = (await res.json()).results;
+          return ["api", results.map((r) => Object.assign(r, { title: r.heading && r.heading !== r.title ? r.title + " › " + r.heading : r.title }))];
+        }
+        if (res.status < 500 && res.status !== 404 && res.status !== 405) return ["api", []];
+      } catch {
+        /* unreachable, or not JSON: no runtime */
+      }
+      searchApi = false;
+    }
+    return ["lunr", await searchOffline(q)];
+  }
+
+  function searchAsYouType() {
+    const q = input.value.trim();
+    hideHits();
+    if (q.length < 2) return;
+    const seq = hitSeq;
+    hitTimer = setTimeout(async () => {
+      let found;
+      try {
+        found = await findSections(q);
+      } catch {
+        return;
+      }
+      if (seq !== hitSeq || panel.hidden) return;
+      const items = found[1]
+        .map((hit, i) => {
+          const href = sameSite(hit.url);
+          return (
+            href &&
+            h(
+              "a",
+              { class: "hit", role: "option", id: "askdocs-hit-" + i, "data-askdocs": "hit", href, tabindex: "-1", "aria-selected": "false", onclick: onCitation },
+              h("span", { class: "ht", text: hit.title }),
+              hit.snippet ? h("span", { class: "hs", text: hit.snippet }) : null
+            )
+          );
+        })
+        .filter(Boolean);
+      hitList.replaceChildren(...items);
+      hitList.dataset.source = found[0];
+      hits.hidden = !items.length;
+    }, 200);
+  }
+
+  function hideHits() {
+    clearTimeout(hitTimer);
+    hitSeq++;
+    hits.hidden = true;
+    hitList.replaceChildren();
+    select(-1);
+  }
+
+  function select(n) {
+    const items = [...hitList.children];
+    selected = n;
+    items.forEach((el, i) => el.setAttribute("aria-selected", String(i === n)));
+    if (items[n]) input.setAttribute("aria-activedescendant", items[n].id);
+    else input.removeAttribute("aria-activedescendant");
+  }
+
+  // -- layout
+  // Wide: a sheet beside the narrowed page, below its fixed top bar, so the theme's search and
+  // previous/next links stay usable. Narrower: a modal with a backdrop.
+  const wide = matchMedia("(min-width: 1024px)");
+  let docked = false;
+  let restore = [];
+
+  function setStyle(el, prop, value) {
+    restore.push([el.style, prop, el.style[prop]]);
+    el.style[prop] = value;
+  }
+
+  function layout() {
+    for (const [style, prop, value] of restore.reverse()) style[prop] = value;
+    restore = [];
+    docked = !panel.hidden && wide.matches;
+    panel.classList.toggle("dock", docked);
+    panel.setAttribute("aria-modal", !docked);
+    scrim.hidden = panel.hidden || docked;
+    if (!docked) return;
+    const x = (innerWidth - panel.offsetWidth) / 2;
+    setStyle(document.documentElement, "paddingRight", panel.offsetWidth + "px");
+    // Sizes a theme's absolutely positioned full-width box (readthedocs) by the body.
+    if (getComputedStyle(document.body).position === "static") setStyle(document.body, "position", "relative");
+    let top = 0;
+    for (const el of document.elementsFromPoint(x, 1)) {
+      const box = el.getBoundingClientRect();
+      if (el !== host && /fixed|sticky/.test(getComputedStyle(el).position) && box.top <= 1 && box.right > 2 * x && box.bottom < innerHeight / 3)
+        top = Math.max(top, box.bottom);
+    }
+    setStyle(panel, "top", top + "px");
+  }
+  wide.addEventListener("change", layout);
+  addEventListener("resize", () => panel.hidden || layout());
+
+  // -- open/close, keyboard
   function open() {
     attach();
     if (panel.hidden) {
@@ -1294,6 +1454,8 @@ textarea{font-size:16px}}
       panel.hidden = false;
       launcher.setAttribute("aria-expanded", "true");
       launcher.hidden = true;
+      layout();
+      loadSuggestions();
       log.scrollTop = log.scrollHeight;
     }
     input.focus();
@@ -1302,6 +1464,8 @@ textarea{font-size:16px}}
   function close() {
     if (panel.hidden) return;
     panel.hidden = true;
+    hideHits();
+    layout();
     launcher.hidden = false;
     launcher.setAttribute("aria-expanded", "false");
     const target = returnFocus && returnFocus.isConnected && returnFocus !== launcher ? returnFocus : launcher;
@@ -1320,7 +1484,7 @@ textarea{font-size:16px}}
       event.preventDefault();
       event.stopPropagation();
       close();
-    } else if (event.key === "Tab") {
+    } else if (event.key === "Tab" && !docked) {
       const items = focusables();
       if (!items.length) return;
       const active = shadow.activeElement;
@@ -1341,11 +1505,24 @@ textarea{font-size:16px}}
     input.style.height = Math.min(input.scrollHeight, 140) + "px";
     refreshSend();
   }
-  input.addEventListener("input", autosize);
+  input.addEventListener("input", () => {
+    autosize();
+    searchAsYouType();
+  });
   input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    const items = hits.hidden ? [] : hitList.children;
+    const n = items.length;
+    if (event.isComposing) return;
+    if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
-      submit();
+      if (items[selected]) items[selected].click();
+      else submit();
+    } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && n) {
+      event.preventDefault();
+      select(((selected + (event.key === "ArrowDown" ? 2 : n + 1)) % (n + 1)) - 1);
+    } else if (event.key === "Escape" && n) {
+      event.stopPropagation();
+      hideHits();
     }
   });
 
@@ -1355,17 +1532,14 @@ textarea{font-size:16px}}
       if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === "k") {
         event.preventDefault();
         open();
-      } else if (event.key === "Escape" && !panel.hidden && [host, document.body].includes(document.activeElement)) {
+      } else if (event.key === "Escape" && !panel.hidden && !panel.contains(event.composedPath()[0]) && [host, document.body].includes(document.activeElement)) {
         close();
       }
     },
     true
   );
 
-  // ---------------------------------------------------------------- theme
-  // Follow the docs theme when it says which scheme it shows (Material's
-  // data-md-color-scheme, or the common data-theme / .dark conventions);
-  // otherwise the stylesheet follows prefers-color-scheme.
+  // -- theme
   function syncTheme() {
     const scheme = document.body && document.body.getAttribute("data-md-color-scheme");
     const html = document.documentElement;
@@ -1377,13 +1551,15 @@ textarea{font-size:16px}}
     else host.removeAttribute("data-theme");
   }
 
-  // ---------------------------------------------------------------- attach
-  // Instant-navigation routers swap the page under us; keep the one host
-  // element (and with it the conversation) in the document.
+  // -- attach
+  // Instant-navigation routers swap the page under us: keep our host in it.
   let watchedBody = null;
   const themeWatch = new MutationObserver(syncTheme);
   const domWatch = new MutationObserver(() => {
-    if (!host.isConnected || watchedBody !== document.body) attach();
+    if (!host.isConnected || watchedBody !== document.body) {
+      attach();
+      if (!panel.hidden) layout();
+    }
   });
 
   function attach() {

@@ -197,6 +197,36 @@ PAGES_ES = [
 ]
 
 
+SUGGESTIONS = {
+    "en": ["How do I install askdocs?", "How do I change the rate limit?"],
+    "es": ["¿Cómo instalo askdocs?"],
+}
+
+
+def search_results(query: str, locale: str, k: int) -> list[dict]:
+    """/api/search over the test pages: sections ranked by how many query words they contain."""
+    words = [w for w in query.lower().split() if len(w) > 1]
+    scored = []
+    for url, title, sections in PAGES_ES if locale == "es" else PAGES:
+        for anchor, heading, body in sections:
+            text = f"{title} {heading} {body}".lower()
+            score = sum(text.count(w) for w in words)
+            if score:
+                scored.append(
+                    {
+                        "url": url + (f"#{anchor}" if anchor else ""),
+                        "page_url": url,
+                        "title": title,
+                        "heading": heading,
+                        "snippet": body,
+                        "score": score,
+                        "locale": locale,
+                    }
+                )
+    scored.sort(key=lambda r: -r["score"])
+    return scored[:k]
+
+
 def _search_docs(pages: list) -> tuple[list[dict], dict]:
     documents, search_docs = [], {"pages": [], "refs": {}}
     for page_no, (url, title, sections) in enumerate(pages):
@@ -253,6 +283,13 @@ def build_shards() -> tuple[dict[str, bytes], bool]:
     index = lunr(ref="id", fields=["title", "body"], documents=documents)
     add("lunr", "lunr", "en", index.serialize())
     add("search_docs", "search_docs", "en", search_docs)
+    for locale, questions in SUGGESTIONS.items():
+        add(
+            "suggestions",
+            "suggestions",
+            locale,
+            {"locale": locale, "source": "config", "questions": questions},
+        )
     has_spanish = node_lunr_available()
     if has_spanish:
         documents, search_docs = _search_docs(PAGES_ES)
@@ -293,6 +330,8 @@ class Chat:
 class FakeRuntime:
     script_attrs: dict[str, str] = field(default_factory=dict)
     chats: list[Chat] = field(default_factory=list)
+    searches: list[dict] = field(default_factory=list)
+    search_status: int = 200
     feedback: list[dict] = field(default_factory=list)
     streams_closed: list[str] = field(default_factory=list)
     token: str | None = None
@@ -313,6 +352,7 @@ class FakeRuntime:
                     for route in (
                         Route(f"{base}/api/chat", self._chat, methods=["POST"]),
                         Route(f"{base}/api/feedback", self._feedback, methods=["POST"]),
+                        Route(f"{base}/api/search", self._search),
                         Route(f"{base}/_askdocs/widget.js", self._widget),
                         Route(f"{base}/_askdocs/lunr/{{name}}", self._lunr_js),
                         Route(f"{base}/_askdocs/{{name}}", self._shard),
@@ -333,6 +373,8 @@ class FakeRuntime:
     def reset(self) -> None:
         self.script_attrs = {}
         self.chats.clear()
+        self.searches.clear()
+        self.search_status = 200
         self.feedback.clear()
         self.streams_closed.clear()
         self._replies.clear()
@@ -375,6 +417,15 @@ class FakeRuntime:
             outcome = "complete"
         finally:
             self.streams_closed.append(outcome)
+
+    async def _search(self, request: Request) -> Response:
+        params = dict(request.query_params)
+        self.searches.append(params)
+        if self.search_status != 200:
+            return PlainTextResponse("down", status_code=self.search_status)
+        query, locale = params.get("q", ""), params.get("locale", "en")
+        results = search_results(query, locale, int(params.get("k", "10")))
+        return JSONResponse({"query": query, "locale": locale, "took_ms": 1, "results": results})
 
     async def _feedback(self, request: Request) -> Response:
         self.feedback.append(await request.json())

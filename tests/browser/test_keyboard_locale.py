@@ -40,8 +40,9 @@ def test_meta_k_opens_too(widget, runtime):
     assert widget.shadow_focus() == "input"
 
 
-def test_focus_is_trapped_in_the_open_panel(widget, runtime):
+def test_focus_is_trapped_in_the_open_modal_panel(widget, runtime):
     runtime.reply(*answer("Trap.", citations=[{"url": "/install/", "title": "Install"}]))
+    widget.page.set_viewport_size({"width": 900, "height": 700})  # below the docking width
     widget.goto()
     widget.ask("Trap?")
     widget.wait_answer()
@@ -72,7 +73,10 @@ def test_dialog_semantics(widget, runtime):
     widget.open()
     panel = widget.panel
     assert panel.get_attribute("role") == "dialog"
-    assert panel.get_attribute("aria-modal") == "true"
+    # Docked beside the page it is a non-modal dialog; over the page, a modal one.
+    assert panel.get_attribute("aria-modal") == "false"
+    widget.page.set_viewport_size({"width": 900, "height": 700})
+    expect(panel).to_have_attribute("aria-modal", "true")
     expect(widget.page.get_by_role("dialog", name="Ask the docs")).to_be_visible()
     expect(widget.launcher).to_have_attribute("aria-expanded", "true")
     assert widget.page.locator("[aria-live=polite]").count() == 1

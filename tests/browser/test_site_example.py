@@ -22,8 +22,31 @@ pytestmark = pytest.mark.browser
 THEMES = {
     "mkdocs": {"name": "mkdocs", "highlightjs": False},
     "readthedocs": {"name": "readthedocs", "highlightjs": False},
-    "material": {"name": "material", "font": False, "features": ["navigation.instant"]},
+    "material": {"name": "material", "font": False, "features": ["navigation.instant", "navigation.footer"]},
 }
+# Each theme's own search control and previous/next links, and what shows its search opened.
+# On a phone the search sits behind a menu button in two of them.
+THEME_CONTROLS = {
+    "mkdocs": {
+        "search": 'a[data-bs-target="#mkdocs_search_modal"]',
+        "opened": "#mkdocs_search_modal",
+        "page_links": ['a[rel="prev"][href]', 'a[rel="next"][href]'],
+        "phone_menu": ".navbar-toggler",
+    },
+    "readthedocs": {
+        "search": '#rtd-search-form input[name="q"]',
+        "opened": '#rtd-search-form input[name="q"]:focus',
+        "page_links": [".rst-footer-buttons a.float-left", ".rst-footer-buttons a.float-right"],
+        "phone_menu": '[data-toggle="wy-nav-top"]',
+    },
+    "material": {
+        "search": ".md-search__input",
+        "phone_search": 'label.md-header__button[for="__search"]',
+        "opened": ".md-search__input:focus",
+        "page_links": ["a.md-footer__link--prev", "a.md-footer__link--next"],
+    },
+}
+MEMORY_QUESTION = "How much memory does the machine hosting the server need at the very least?"
 # readthedocs' own theme.js throws on heading ids that start with a digit
 # ("#1-install-…"), on pages of site_example that have them; not the widget's doing.
 THEME_ERRORS = {"readthedocs": [r"is not a valid selector", r"reading '\d+'"]}
@@ -60,6 +83,32 @@ def citations(widget) -> list[str]:
     return [links.nth(i).get_attribute("href") for i in range(links.count())]
 
 
+def assert_each_source_cited_once(widget) -> None:
+    hrefs = citations(widget)
+    assert hrefs and len(hrefs) == len(set(hrefs)), hrefs
+    text = widget.last_answer.inner_text()
+    source_word = "Fuente:" if "Fuente:" in text else "From:"
+    assert text.count(source_word) == len(hrefs), text
+
+
+UNCOVERED_JS = """el => {
+  const r = el.getBoundingClientRect();
+  const inside = r.width > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight;
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return {ok: inside && !!hit && (el === hit || el.contains(hit)), box: [r.left, r.top, r.right, r.bottom],
+          viewport: [innerWidth, innerHeight], hit: hit ? hit.outerHTML.slice(0, 100) : null};
+}"""
+
+
+def assert_uncovered(page, locator) -> None:
+    """Within 5 s the element is in the viewport and topmost at its centre (not under the panel)."""
+    handle = locator.element_handle()
+    try:
+        page.wait_for_function(f"el => ({UNCOVERED_JS})(el).ok", arg=handle, timeout=5_000)
+    except Exception:
+        raise AssertionError(page.evaluate(UNCOVERED_JS, handle)) from None
+
+
 def test_exact_token_and_paraphrase_answers_cite_the_right_pages(site_widget, themed):
     site_widget.goto("/install/")
     site_widget.ask("What does error TFX-1042 mean?")
@@ -67,9 +116,10 @@ def test_exact_token_and_paraphrase_answers_cite_the_right_pages(site_widget, th
     expect(site_widget.last_answer).to_contain_text("writable")
     assert any("/errors/" in href for href in citations(site_widget)), citations(site_widget)
 
-    site_widget.ask("How much memory does the machine hosting the server need at the very least?")
+    site_widget.ask(MEMORY_QUESTION)
     site_widget.wait_answer(30_000)
     assert any("/install/" in href for href in citations(site_widget)), citations(site_widget)
+    assert_each_source_cited_once(site_widget)
     site_widget.screenshot(f"site-example-{themed.theme}-answer")
 
 
@@ -94,6 +144,7 @@ def test_spanish_page_gets_spanish_ui_and_answer(site_widget):
     expect(site_widget.last_answer).to_contain_text("Fuente")
     assert json.loads(requests[-1].post_data)["locale"] == "es"
     assert all("/es/" in href for href in citations(site_widget))
+    assert_each_source_cited_once(site_widget)
 
 
 def test_follow_up_sends_history(site_widget):
@@ -152,3 +203,115 @@ def test_phone_screenshot_dark_mode_and_accessibility(site_widget, themed, axe_p
         }"""
     )
     assert not [v for v in violations if v["impact"] in ("serious", "critical")], violations
+
+
+def test_theme_search_and_page_links_stay_usable_beside_the_open_panel(site_widget, themed):
+    controls = THEME_CONTROLS[themed.theme]
+    page = site_widget.page
+    site_widget.goto("/install/")
+    site_widget.ask(MEMORY_QUESTION)
+    site_widget.wait_answer(30_000)
+    for selector in controls["page_links"]:
+        link = page.locator(selector).first
+        link.scroll_into_view_if_needed()
+        assert_uncovered(page, link)
+    search = page.locator(controls["search"]).first
+    search.scroll_into_view_if_needed()
+    assert_uncovered(page, search)
+    site_widget.screenshot(f"site-example-{themed.theme}-docked")
+    search.click()
+    expect(page.locator(controls["opened"])).to_be_visible()
+    expect(site_widget.panel).to_be_visible()
+
+
+def test_phone_panel_closes_back_to_the_theme_search(site_widget, themed):
+    controls = THEME_CONTROLS[themed.theme]
+    page = site_widget.page
+    page.set_viewport_size({"width": 360, "height": 740})
+    site_widget.goto("/install/")
+    site_widget.ask(MEMORY_QUESTION)
+    site_widget.wait_answer(30_000)
+    assert_each_source_cited_once(site_widget)
+    site_widget.screenshot(f"site-example-{themed.theme}-phone-answer")
+    site_widget.panel.get_by_role("button", name="Close").click()
+    expect(site_widget.panel).to_be_hidden()
+    if "phone_menu" in controls:
+        page.locator(controls["phone_menu"]).first.click()
+    search = page.locator(controls.get("phone_search", controls["search"])).first
+    search.scroll_into_view_if_needed()
+    assert_uncovered(page, search)
+    search.click()
+    expect(page.locator(controls["opened"])).to_be_visible()
+
+
+def test_suggested_questions_come_from_the_site_faq_in_the_reader_language(site_widget):
+    site_widget.goto("/")
+    site_widget.open()
+    chips = site_widget.hook("suggestion")
+    expect(chips.first).to_be_visible()
+    assert "Does the agent need to run as root?" in chips.all_inner_texts()
+    chips.filter(has_text="Does the agent need to run as root?").click()
+    site_widget.wait_answer(30_000)
+    expect(site_widget.last_answer).to_contain_text("tallyfox")
+    assert any("/faq/" in href for href in citations(site_widget)), citations(site_widget)
+    assert_each_source_cited_once(site_widget)
+
+    site_widget.page.evaluate("window.askdocs.newConversation()")
+    site_widget.goto("/es/")
+    site_widget.open()
+    expect(site_widget.hook("suggestion").first).to_be_visible()
+    assert "¿El agente tiene que ejecutarse como root?" in site_widget.hook("suggestion").all_inner_texts()
+
+
+def test_search_as_you_type_jumps_to_a_section(site_widget, themed):
+    page = site_widget.page
+    site_widget.goto("/")
+    site_widget.open()
+    page.keyboard.type("webhook signature")
+    first = site_widget.hook("hit").first
+    expect(first).to_be_visible()
+    expect(site_widget.hook("hits")).to_have_attribute("data-source", "api")
+    target = first.get_attribute("href")
+    assert "/guides/webhooks/" in target, target
+    site_widget.screenshot(f"site-example-{themed.theme}-search-as-you-type")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(target)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (360, 740)], ids=["desktop", "phone"])
+def test_long_code_lines_scroll_inside_the_answer(site_widget, themed, size):
+    line = (
+        "tallyfox webhook add --name pager --url https://hooks.example.com/tallyfox "
+        "--events alert.fired,alert.resolved --secret-file /etc/tallyfox/webhook.secret"
+    )
+    text = f"Add it:\n\n```bash\n{line}\n```\n\nFrom: [Webhooks › Add a webhook](/guides/webhooks/)"
+    done = {
+        "answer_id": "x",
+        "answered": True,
+        "mode": "extractive",
+        "citations": [{"url": "/guides/webhooks/", "title": "Webhooks"}],
+        "escalation": None,
+    }
+    body = f"event: token\ndata: {json.dumps({'text': text})}\n\nevent: done\ndata: {json.dumps(done)}\n\n"
+    page = site_widget.page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.route(
+        "**/api/chat", lambda route: route.fulfill(status=200, content_type="text/event-stream", body=body)
+    )
+    site_widget.goto("/guides/webhooks/")
+    site_widget.ask("How do I add a webhook?")
+    site_widget.wait_answer(30_000)
+    geometry = site_widget.last_answer.locator("pre").evaluate(
+        """pre => {
+          const panel = pre.getRootNode().querySelector('[data-askdocs="panel"]').getBoundingClientRect();
+          const block = pre.closest(".code").getBoundingClientRect();
+          return {scroll: pre.scrollWidth, client: pre.clientWidth, height: pre.clientHeight,
+                  line: parseFloat(getComputedStyle(pre).lineHeight),
+                  inside: block.left >= panel.left && block.right <= panel.right};
+        }"""
+    )
+    assert geometry["scroll"] > geometry["client"] and geometry["inside"], geometry
+    assert geometry["height"] < 3 * geometry["line"], geometry  # one line, not wrapped
+    assert_each_source_cited_once(site_widget)
+    site_widget.screenshot(f"site-example-{themed.theme}-code-{size[0]}")
