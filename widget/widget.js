@@ -291,7 +291,6 @@ border-radius:2px;background:var(--accent);vertical-align:-2px;animation:ad-blin
 .md[data-streaming]>.code:last-child::after,.md[data-streaming]>ul:last-child::after,.md[data-streaming]>ol:last-child::after{display:none}
 @keyframes ad-blink{to{visibility:hidden}}
 .md p,.md ul,.md ol,.md blockquote,.md .code,.md .h,.tbl,.grp{margin:0 0 10px}
-.grp{padding-bottom:2px}
 .lead{font-size:15px;font-weight:600}
 .md .cite{display:inline-flex;text-decoration:none}
 .tbl{overflow-x:auto;overflow-wrap:normal}
@@ -437,7 +436,7 @@ textarea{font-size:16px}}
       const el = h("div", { class: "grp" });
       blocks(group, el);
       group = [];
-      if (el.firstChild && el.firstChild.nodeName === "P") el.firstChild.classList.add("lead");
+      if (el.firstChild && el.firstChild.nodeName === "P") el.firstChild.className = "lead";
       const href = sameSite(m[2]);
       const label = t("from") + m[1].replace(/\\(.)/g, "$1") + (m[3] ? " — " + m[3] : "");
       el.append(citation(href, label));
@@ -700,7 +699,7 @@ textarea{font-size:16px}}
   }
   const base = siteRoot + "_askdocs/";
   const loadManifest = once(() => getJSON(base + "manifest.json"));
-  const loadOfflineIndex = once(() => fetchOfflineIndex());
+  const loadOfflineIndex = once(fetchOfflineIndex);
   const pick = (m, role, loc) => (m.files || []).find((f) => f.role === role && f.locale === loc);
 
   async function fetchOfflineIndex() {
@@ -1364,7 +1363,8 @@ textarea{font-size:16px}}
   function searchAsYouType() {
     const q = input.value.trim();
     hideHits();
-    if (q.length < 2) return;
+    // After a pause, short texts only: each request counts against the reader's rate limit.
+    if (q.length < 2 || q.length > 100) return;
     const seq = hitSeq;
     hitTimer = setTimeout(async () => {
       let found;
@@ -1391,7 +1391,7 @@ textarea{font-size:16px}}
       hitList.replaceChildren(...items);
       hitList.dataset.source = found[0];
       hits.hidden = !items.length;
-    }, 200);
+    }, 250);
   }
 
   function hideHits() {

@@ -68,6 +68,17 @@ def test_extractive_answer_leads_then_quotes_then_cites_each_source_once(widget,
     widget.screenshot("answer-first-extractive")
 
 
+def test_source_labels_keep_escaped_brackets(widget, runtime):
+    text = "Use the attribute.\n\nFrom: [Attributes › #\\[doc\\]](/configure/#doc)"
+    reply(runtime, text, citations=[{"url": "/configure/#doc", "title": "Attributes › #[doc]"}])
+    widget.goto()
+    widget.ask("doc attribute?")
+    widget.wait_answer()
+    cite = widget.last_answer.locator('[data-askdocs="citation"]')
+    expect(cite).to_have_text("From: Attributes › #[doc]")
+    expect(cite).to_have_attribute("href", runtime.url + "/configure/#doc")
+
+
 def test_llm_answer_lists_its_sources_once_below(widget, runtime):
     reply(
         runtime,
