@@ -1,7 +1,7 @@
 /*
  * askdocs widget, one file, no build step: <script src="/_askdocs/widget.js" defer></script>
  * Its attributes, window.askdocs, the SSE events and the data-askdocs hooks are
- * public (docs/widget.md). Model and page text reach the DOM only as text
+ * public (docs/pages/widget.md). Model and page text reach the DOM only as text
  * nodes or through the Markdown renderer below, which builds elements itself.
  */
 (() => {
