@@ -1363,7 +1363,7 @@ textarea{font-size:16px}}
   function searchAsYouType() {
     const q = input.value.trim();
     hideHits();
-    // After a pause, short texts only: each request counts against the reader's rate limit.
+    // Short texts after a pause: each request counts against the rate limit.
     if (q.length < 2 || q.length > 100) return;
     const seq = hitSeq;
     hitTimer = setTimeout(async () => {
