@@ -20,6 +20,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import RESTRICTED_PHRASES, Server
+from tests.fake_llm import FakeLLM, Reply
 
 SECRET = "mcp-test-secret-that-is-long-enough-for-hs256"
 TOOLS = {"search", "ls", "find", "cat", "grep", "ask"}
@@ -276,6 +277,30 @@ def test_the_api_rate_limit_counts_mcp_requests(example_site):
         assert counted.pop("429") >= 1 and sum(counted.values()) == 8
     finally:
         limited.stop()
+
+
+def test_ask_uses_the_configured_llm_and_says_when_it_fell_back(example_site):
+    fake = FakeLLM()
+    llm_env = {"OPENAI_BASE_URL": fake.url, "ASKDOCS_LLM_MODEL": "fake-1", "ASKDOCS_LLM_AGENT": "off"}
+    served = Server([str(example_site.site_dir)], env={**llm_env, "ASKDOCS_ANSWER_CACHE": "0"})
+    try:
+        question = {"question": "Which header carries the webhook signature?"}
+        fake.script(Reply(text=["Use the ", "`X-Tallyfox-Signature` header [1]."]))
+        (llm,) = calls(served.url, [("ask", question)])
+        fake.script(Reply(status=500, error_body='{"error": "overloaded"}'))
+        (fallback,) = calls(served.url, [("ask", question)])
+    finally:
+        served.stop()
+        fake.stop()
+    answer = llm.structured_content
+    assert answer["mode"] == "llm" and answer["answered"] is True
+    assert answer["answer"] == "Use the `X-Tallyfox-Signature` header [1]."
+    assert answer["citations"][0]["url"].startswith("/guides/webhooks/")
+    assert "fallback_reason" not in answer
+    answer = fallback.structured_content
+    assert answer["mode"] == "extractive-fallback" and answer["fallback_reason"] == "http_5xx"
+    assert answer["answer"].startswith("(The language model was unavailable")
+    assert "mode: extractive-fallback" in text_of(fallback)
 
 
 def stdio_params(site_dir, *extra: str, env: dict | None = None) -> StdioServerParameters:
