@@ -93,12 +93,13 @@ async def closed_loop(base: str, kind: str, concurrency: int, seconds: float) ->
 
     latencies: list[float] = []
     errors = 0
+    received = 0  # response body bytes (what a reader downloads per request)
     questions = itertools.cycle(QUESTIONS)
     deadline = time.perf_counter() + seconds
     serial = next(_runs)
 
     async def reader(client: httpx.AsyncClient) -> None:
-        nonlocal errors
+        nonlocal errors, received
         while time.perf_counter() < deadline:
             question = next(questions)
             if kind == "chat":  # a new question each time: computed, stored, never a cache hit
@@ -114,6 +115,7 @@ async def closed_loop(base: str, kind: str, concurrency: int, seconds: float) ->
                         base + "/api/chat", json={"message": question}, headers=headers
                     )
                     ok = response.status_code == 200 and "event: done" in response.text
+                received += len(response.content)
             except httpx.HTTPError:
                 ok = False
             latencies.append((time.perf_counter() - started) * 1000)
@@ -127,6 +129,7 @@ async def closed_loop(base: str, kind: str, concurrency: int, seconds: float) ->
         "requests": len(latencies),
         "errors": errors,
         "rps": len(latencies) / elapsed,
+        "bytes_per_request": received / max(1, len(latencies)),
         **summary(latencies),
     }
 
@@ -160,6 +163,12 @@ def redis_counters(urls: list[str]) -> tuple[float, float]:
     return trips, waited
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def throughput(
     site: Path, work: Path, redis: RedisServer, counts: list[int], seconds: float, conc: int
 ) -> dict:
@@ -180,7 +189,10 @@ def throughput(
             trips0, wait0 = redis_counters(urls)
             search = asyncio.run(closed_loop(nginx.url, "search", conc, seconds))
             trips1, wait1 = redis_counters(urls)
+            pids = [r.pid for r in replicas]
+            cpu0 = sum(cpu_seconds(p) for p in pids), cpu_seconds(redis.process.pid)
             chat = asyncio.run(closed_loop(nginx.url, "chat", conc, seconds))
+            cpu1 = sum(cpu_seconds(p) for p in pids), cpu_seconds(redis.process.pid)
             trips2, wait2 = redis_counters(urls)
             rss = [r.rss().get("rss", 0.0) for r in replicas]
         finally:
@@ -194,6 +206,8 @@ def throughput(
             "redis_trips_per_answer": ratio(trips2 - trips1, chat["requests"]),
             "redis_wait_ms_per_search": ratio((wait1 - wait0) * 1000, search["requests"]),
             "redis_wait_ms_per_answer": ratio((wait2 - wait1) * 1000, chat["requests"]),
+            "replica_cpu_ms_per_answer": ratio((cpu1[0] - cpu0[0]) * 1000, chat["requests"]),
+            "redis_cpu_ms_per_answer": ratio((cpu1[1] - cpu0[1]) * 1000, chat["requests"]),
             "replica_rss_mb": rss,
         }
     return out
@@ -327,6 +341,18 @@ def main() -> None:
         ],
         title="What Redis adds (one request at a time, interleaved; wait = server-side time on Redis)",
     )  # fmt: skip
+    table(
+        ["replicas", "replica CPU ms / answer", "Redis CPU ms / answer", "bytes / answer", "bytes / search"],
+        [[str(n), r["replica_cpu_ms_per_answer"], r["redis_cpu_ms_per_answer"],
+          r["chat"]["bytes_per_request"], r["search"]["bytes_per_request"]] for n, r in runs.items()],
+        title="What one extractive answer costs (CPU time of the processes, bytes sent to the reader)",
+    )  # fmt: skip
+    cpu = min(r["replica_cpu_ms_per_answer"] or 1e9 for r in runs.values())
+    print(
+        f"\n1M extractive answers ≈ {cpu * 1e6 / 3.6e6:.1f} replica core-hours (at {cpu:.0f} ms CPU each)"
+        f" + {runs[1]['redis_cpu_ms_per_answer'] * 1e6 / 3.6e6:.2f} Redis core-hours,"
+        f" {runs[1]['chat']['bytes_per_request'] * 1e6 / 1e9:.1f} GB to readers"
+    )
     print(f"\nRedis round trip (asyncio PING, loopback): p50 {rtt['p50']:.3f} ms, p95 {rtt['p95']:.3f} ms")
     report.goal(
         "time an answer waits on Redis, p50 (server side: rate limit, cache lookup and store)",
