@@ -34,8 +34,8 @@ from askdocs.edge_runtime.errors import ApiError
 from askdocs.edge_runtime.eventlog import EventLog
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import FsCaches
+from askdocs.edge_runtime.grounding import compose_grounded
 from askdocs.edge_runtime.llm import LLMClient
-from askdocs.edge_runtime.llm_answer import compose_llm
 from askdocs.edge_runtime.lru import LRU
 from askdocs.edge_runtime.metrics import Metrics
 from askdocs.edge_runtime.query import Query, make_query
@@ -229,7 +229,7 @@ class ChatService:
         )
         answer = gate(case, self.settings)
         if answer is None and self.llm is not None:
-            answer = await compose_llm(docs, case, self.llm, stream.emit, self._count_usage)
+            answer = await compose_grounded(docs, case, self.llm, stream.emit, self._count_usage)
             if answer.mode == "extractive-fallback":
                 self.metrics.llm_failures.labels(answer.extra.get("fallback_reason", "unknown")).inc()
         elif answer is None:

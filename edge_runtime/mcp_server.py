@@ -44,7 +44,7 @@ from askdocs.edge_runtime.conversation import ChatRequest
 from askdocs.edge_runtime.errors import ApiError
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import DocsFS
-from askdocs.edge_runtime.llm_answer import compose_llm
+from askdocs.edge_runtime.grounding import compose_grounded
 from askdocs.edge_runtime.query import make_query, search_query_for
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import Reader
@@ -383,7 +383,7 @@ async def _answer(rt: Runtime, live, scope, request: ChatRequest) -> Answer:
         rt.record_search(case.outcome)
         answer = gate(case, settings)
         if answer is None and rt.chat.llm is not None:
-            answer = await compose_llm(
+            answer = await compose_grounded(
                 docs, case, rt.chat.llm, _ignore, lambda usage: _count_usage(rt, usage)
             )
             if answer.mode == "extractive-fallback":
