@@ -58,8 +58,10 @@ _IDENT = re.compile(
 _CODE = re.compile(r"(?<![\w.\-])(?=[\w\-]*\d)(?=[\w\-]*[A-Za-z])[A-Za-z0-9][\w\-]*[A-Za-z0-9]")
 _URL = re.compile(r"https?://[^\s)\]>`'\"]+")
 _SPACE = re.compile(r"\s+")
+# A character with which a critical token, a link or a delimiter may begin.
+_SUSPECT = re.compile(r"[`\d<>_\[\]/\\|]|--|\w[.:@]\w|[a-z][A-Z]|https?:")
 _LIST_NUMBER = re.compile(r"^\s*\d{1,2}[.)]\s")
-MAX_UNIT = 800  # characters of prose before a unit is checked anyway
+MAX_UNIT = 400  # characters of prose held back at most before a unit is checked anyway
 MAX_BLOCK = 4000  # characters of an unclosed code block before it is checked anyway
 
 
@@ -168,6 +170,7 @@ class Guard:
         self.report = Report()
         self.shown: list[str] = []
         self._buffer = ""
+        self._released = 0  # characters at the start of the buffer already shown
 
     @property
     def text(self) -> str:
@@ -184,14 +187,25 @@ class Guard:
             if end is None:
                 break
             unit, self._buffer = self._buffer[:end], self._buffer[end:]
-            piece = self._check(unit)
+            piece = self._check(unit, self._released)
+            self._released = 0
             if piece:
                 out.append(piece)
-        return out
+        # Plain prose streams on at once: the words of a unit so far that hold no character a
+        # critical token could start with go out now; from the first such character on, the
+        # rest of the unit waits for its check.
+        cut = self._buffer.rfind(" ")
+        if cut >= self._released and not self._buffer.lstrip().startswith("```"):
+            head = self._buffer[: cut + 1]
+            if head.strip() and not _SUSPECT.search(head):
+                out.append(self._show(head[self._released :]))
+                self._released = len(head)
+        return [p for p in out if p]
 
     def finish(self) -> list[str]:
         unit, self._buffer = self._buffer, ""
-        piece = self._check(unit) if unit else ""
+        piece = self._check(unit, self._released) if unit else ""
+        self._released = 0
         return [piece] if piece else []
 
     @staticmethod
@@ -223,7 +237,12 @@ class Guard:
             return cut + 1 if cut > 0 else MAX_UNIT
         return None
 
-    def _check(self, unit: str) -> str:
+    def _check(self, unit: str, released: int = 0) -> str:
+        """The part of `unit` past its first `released` characters (already shown) to show."""
+        if released:
+            # The shown prefix ends at a space and holds no critical token: check what follows.
+            rest = unit[released:]
+            return self._check(rest) if rest.strip() else self._show(rest)
         cleaned, count = DELIMITER.subn("", unit)
         self.report.delimiters += count
         if not cleaned.strip():
