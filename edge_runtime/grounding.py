@@ -45,7 +45,12 @@ NOTES = {
 }
 
 # Prompt delimiters a model may echo (prompts.sources_block, ChatML, the refusal sentinel mid-text).
-DELIMITER = re.compile(r"</?\s*sources?\b[^>\n]{0,300}>|<\|[a-z_]{1,24}\|>|</?(?:s|im_start|im_end)>", re.I)
+# Stray HTML block tags a small model copies from its training data (`</pre>`) go too.
+DELIMITER = re.compile(
+    r"</?\s*sources?\b[^>\n]{0,300}>|<\|[a-z_]{1,24}\|>|</?(?:s|im_start|im_end)>"
+    r"|</?(?:pre|code|div|span|p|br|html|body)\s*/?>",
+    re.I,
+)
 _CITE = re.compile(r"\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
 _LINK = re.compile(r"\[([^\]\n]{0,300})\]\(([^)\s]{0,800})\)")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,400})`")
