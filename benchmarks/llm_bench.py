@@ -125,9 +125,11 @@ def serve(site: Path, log: Path, extra_env: dict[str, str]) -> tuple[Server, str
         if key not in extra_env:
             env.pop(key, None)
     url = f"http://127.0.0.1:{port}"
+    folder = site.parent / PRIVATE[site.name]
+    private = ["--private", str(folder)] if (folder / "manifest.json").is_file() else []
     server = Server(
-        [str(BIN / "askdocs"), "serve", str(site), "--private", str(site.parent / PRIVATE[site.name])]
-        + ["--port", str(port)],
+        # --index, not the site folder: a site folder's sibling askdocs-private would be picked up.
+        [str(BIN / "askdocs"), "serve", "--index", str(site / "_askdocs"), *private, "--port", str(port)],
         env,
         log,
         health_url=url + "/healthz",
@@ -273,6 +275,8 @@ def main() -> int:
     summaries: dict[str, dict] = {}
     try:
         for name in SITES:
+            if counts[name] <= 0:
+                continue
             site = args.sites / name
             questions = subset(load_questions(ROOT / "evals" / f"{name}.jsonl"), counts[name])
             pages = site_pages(site)
@@ -296,6 +300,7 @@ def main() -> int:
                 llm_server.stop()
             for mode, items in rows.items():
                 summaries[f"{name}/{mode}"] = summarize(items)
+                print(f"{name}/{mode}: {summaries[f'{name}/{mode}']}", flush=True)
             report.results[name] = {"questions": [q.id for q in questions], "rows": rows}
     finally:
         report.results["llama_server_rss_mb"] = llm.rss_mb()
