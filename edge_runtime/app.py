@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from askdocs.edge_runtime import openapi
 from askdocs.edge_runtime.access import reader_from_header
 from askdocs.edge_runtime.answer import AnswerSettings
 from askdocs.edge_runtime.chat import ChatRequest, ChatService
@@ -512,6 +513,7 @@ def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlet
     ]
     routes = [
         Route("/healthz", healthz),
+        Route("/openapi.json", openapi_endpoint),
         Route("/metrics", metrics_endpoint),
         Route("/admin/reload", admin_reload, methods=["POST"]),
         # Everything under /api/ is answered here, never by the site's static files: an unknown
@@ -582,6 +584,11 @@ async def _reload(runtime: Runtime) -> str:
         outcome = "swapped" if changed else "unchanged"
     runtime.metrics.reloads.labels(outcome).inc()
     return outcome
+
+
+async def openapi_endpoint(request: Request) -> Response:
+    """`GET /openapi.json`: the API described (edge_runtime/openapi.py)."""
+    return JSONResponse(openapi.document())
 
 
 async def admin_reload(request: Request) -> Response:
