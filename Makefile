@@ -2,7 +2,7 @@
 VENV := .venv
 PORT ?= 8000
 
-.PHONY: setup demo test test-fast bench eval lint
+.PHONY: setup demo test test-fast bench eval lint fuzz
 
 setup:
 	scripts/setup.sh
@@ -26,6 +26,9 @@ bench: setup
 	$(VENV)/bin/python benchmarks/build_scale_bench.py
 	$(VENV)/bin/python benchmarks/memory_bench.py
 	$(VENV)/bin/python benchmarks/llm_bench.py
+
+fuzz: setup
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-2000} $(VENV)/bin/python -m pytest -q tests/test_schema_fuzz.py
 
 eval: setup
 	scripts/eval.sh

@@ -223,6 +223,8 @@ def _search_body(data: dict, settings: Settings) -> tuple[str, int, str | None]:
     k = data.get("k", 10)
     if k is None:
         k = 10
+    if isinstance(k, float) and k.is_integer():
+        k = int(k)  # JSON does not tell 41 from 41.0
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 50:
         raise ApiError(400, "bad_k", "`k` must be an integer between 1 and 50")
     locale = data.get("locale")

@@ -36,6 +36,8 @@ ERRORS = {
 AUTH = [{}, {"reader": []}]
 STR = {"type": "string"}
 NULLABLE_STR = {"type": ["string", "null"]}
+# What the server strips (Python's str.strip) is not text: at least one other character.
+NONBLANK = {"type": "string", "minLength": 1, "pattern": "[^\\s\\u001c-\\u001f\\u0085]"}
 
 
 def _query(name: str, description: str, schema: dict, required: bool = False) -> dict:
@@ -114,7 +116,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["q"],
         "properties": {
-            "q": {"type": "string", "minLength": 1},
+            "q": NONBLANK,
             "k": {"type": "integer", "minimum": 1, "maximum": 50},
             "locale": {"type": ["string", "null"], "maxLength": 32},
         },
@@ -123,11 +125,16 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["message"],
         "properties": {
-            "message": {"type": "string", "minLength": 1},
-            "locale": NULLABLE_STR,
-            "page_url": NULLABLE_STR,
+            "message": {**NONBLANK, "maxLength": 4000},
+            "locale": {
+                "type": ["string", "null"],
+                "maxLength": 16,
+                "pattern": "^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$",
+            },
+            "page_url": {"type": ["string", "null"], "maxLength": 2000},
             "history": {
-                "type": "array",
+                "type": ["array", "null"],
+                "maxItems": 40,
                 "items": {
                     "type": "object",
                     "required": ["role", "content"],
@@ -216,21 +223,43 @@ SSE_EVENTS = {
     "error": SCHEMAS["Error"]["properties"]["error"],
 }
 
+
+def _event_schema(name: str) -> str:
+    return f"{name.capitalize()}Event"
+
+
+SCHEMAS.update({_event_schema(name): schema for name, schema in SSE_EVENTS.items()})
+
+
+def _sse_frame(name: str) -> dict:
+    """One frame of the stream as schema fuzzers read it: the event name, its JSON data."""
+    return {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"const": name},
+            "data": {"type": "string", "contentMediaType": JSON, "contentSchema": _ref(_event_schema(name))},
+        },
+    }
+
+
 PATH_PARAM = _query(
-    "path", "a path in the docs tree (`/`, `/install/`)", {"type": "string", "maxLength": 1000}
+    "path",
+    "a site path (`/`, `/install/`); `.`/`..` segments and URLs are a 400 `bad_path`",
+    {"type": "string", "maxLength": 1000, "pattern": "^[^\\\\\\u0000]*$"},
 )
 
 
 def document() -> dict:
     search_params = [
-        _query("q", "the search text", {"type": "string", "minLength": 1}, required=True),
+        _query("q", "the search text", NONBLANK, required=True),
         _query("k", "how many results", {"type": "integer", "minimum": 1, "maximum": 50}),
         _query("locale", "a language tag (`en`, `es`)", {"type": "string", "maxLength": 32}),
     ]
     chat_ok = {
         "description": "Server-Sent Events: `status` first, then `tool`/`status`/`token`, then exactly one "
         "`done` or `error` (schemas in `x-sse-events`); `: keep-alive` comments every 15 s",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        "content": {"text/event-stream": {"schema": {"oneOf": [_sse_frame(name) for name in SSE_EVENTS]}}},
     }
     return {
         "openapi": "3.1.0",
@@ -245,7 +274,7 @@ def document() -> dict:
             "schemas": SCHEMAS,
             "securitySchemes": {"reader": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}},
         },
-        "x-sse-events": SSE_EVENTS,
+        "x-sse-events": {name: _ref(_event_schema(name)) for name in SSE_EVENTS},
         "paths": {
             "/api/search": {
                 "get": _operation("hybrid search", _ok(_ref("SearchResponse")), params=search_params),
@@ -289,7 +318,7 @@ def document() -> dict:
                         _query(
                             "name",
                             "a name or glob",
-                            {"type": "string", "minLength": 1, "maxLength": 200},
+                            {**NONBLANK, "maxLength": 200},
                             required=True,
                         ),
                         PATH_PARAM,
@@ -305,7 +334,7 @@ def document() -> dict:
                         {
                             **PATH_PARAM,
                             "required": True,
-                            "schema": {"type": "string", "minLength": 1, "maxLength": 1000},
+                            "schema": {**NONBLANK, "maxLength": 1000},
                         }
                     ],
                     codes=("400", "401", "404", "405", "413", "429", "500"),
@@ -319,7 +348,7 @@ def document() -> dict:
                         _query(
                             "pattern",
                             "a regular expression",
-                            {"type": "string", "minLength": 1},
+                            NONBLANK,
                             required=True,
                         ),
                         PATH_PARAM,
