@@ -1,0 +1,104 @@
+"""The answer pipeline on the example site, in-process: what a new reader asks, and what comes back.
+
+These are the questions a new user tried (and the examples in the README):
+each must be answered with the one thing asked, from the right section, or
+refused when the docs are silent.
+"""
+
+from __future__ import annotations
+
+import pytest
+from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+from askdocs.edge_runtime.conversation import ChatRequest, Turn
+
+
+@pytest.fixture(scope="module")
+def docs(example_corpus, public_scope) -> Docs:
+    _, embedder = example_corpus
+    return Docs(public_scope, embedder)
+
+
+def ask(docs: Docs, message: str, locale: str | None = "en", history=()):
+    return answer(docs, ChatRequest(message, locale, tuple(history), None), AnswerSettings())
+
+
+def lead(result) -> str:
+    return next(p.text for p in result.parts if p.kind == "lead")
+
+
+def cited(result) -> list[str]:
+    return [c["url"] for c in result.citations]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Does the product phone home?", "Does Tallyfox send any telemetry back to Kestrel?"],
+)
+def test_telemetry_questions_get_the_faq_answer(docs, question):
+    result = ask(docs, question)
+    assert result.answered, result.text
+    assert cited(result)[0].startswith("/faq/#does-tallyfox-send-any-data-to-kestrel"), cited(result)
+    assert "license check" in lead(result) or "No metrics" in lead(result), result.text
+    assert "support" not in " ".join(cited(result))
+
+
+def test_register_a_webhook_endpoint(docs):
+    result = ask(docs, "How do I register a webhook endpoint?")
+    assert result.answered
+    assert cited(result)[0] == "/guides/webhooks/#register-an-endpoint", cited(result)
+    assert "tallyfox webhook add" in result.text
+    assert "proxy" not in result.text.lower()
+
+
+def test_spanish_windows_install_without_a_locale(docs):
+    result = ask(docs, "¿Cómo instalo Tallyfox en Windows?", locale=None)
+    assert result.answered
+    assert result.extra.get("locale") == "es"
+    assert cited(result)[0].startswith("/es/install/#instalacion-en-windows"), cited(result)
+    assert "winget install" in result.text or "msiexec" in result.text, result.text
+
+
+def test_two_facts_from_the_pricing_page(docs):
+    result = ask(docs, "Which plan do I need for SAML and what does a seat cost?")
+    assert result.answered
+    assert any(c.startswith("/pricing/") for c in cited(result))
+    assert "Business" in result.text
+    assert "USD 29" in result.text
+
+
+def test_one_table_row_not_the_whole_table(docs):
+    result = ask(docs, "How much memory does the machine hosting the server need at the very least?")
+    assert result.answered
+    assert cited(result)[0].startswith("/install/"), cited(result)
+    assert "2 GB" in lead(result), result.text
+    assert "Disk" not in lead(result)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Do you support Kubernetes operators for quantum annealing?",
+        "Is there support for exporting dashboards to Excel pivot tables?",
+    ],
+)
+def test_framing_words_are_not_evidence(docs, question):
+    result = ask(docs, question)
+    assert not result.answered, result.text
+    assert result.escalation is not None
+
+
+def test_follow_up_borrows_the_previous_question(docs):
+    history = [
+        Turn("user", "How do I install the agent on Linux?"),
+        Turn("assistant", "Run the install script with --agent-only."),
+    ]
+    result = ask(docs, "and on Windows?", history=history)
+    assert result.answered
+    assert any("windows" in c for c in cited(result)), cited(result)
+
+
+def test_answer_round_trips_through_json(docs):
+    result = ask(docs, "How do I register a webhook endpoint?")
+    again = type(result).from_json(result.to_json())
+    assert again == result
+    assert again.text == result.text
