@@ -102,12 +102,10 @@ def print_table(title: str, table: dict[str, dict[str, float]], metrics: list[st
 class _Searcher:
     def __init__(self, site: Path, private: str | None) -> None:
         from askdocs.edge_runtime.corpus import load_corpus
-        from askdocs.edge_runtime.embedding import QueryEmbedder
         from askdocs.edge_runtime.scope import Reader, make_scope
 
-        corpus, embedder = load_corpus(str(site / "_askdocs"), private)
+        corpus, self.embedder = load_corpus(str(site / "_askdocs"), private)
         self.scope = make_scope(corpus, Reader.public())
-        self.embedder = QueryEmbedder(embedder)
         self.corpus = corpus
 
     def query(self, question: Question):

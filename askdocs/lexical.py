@@ -347,10 +347,57 @@ class Postings:
 
 
 POSTING_DTYPE = np.dtype([("doc", "<i4"), ("weight", "<f8")])
+BM25_K1, BM25_B = 1.2, 0.75
 
 
-class LunrScorer:
-    """Scores a Lunr index exactly as lunr.js and lunr.py do, faster and smaller.
+def contextual_text(title: str, headings: Iterable[str], body: str) -> str:
+    """A chunk as it is indexed and embedded: "Page › Section › Subsection", then its text.
+    The heading path says what a passage is about when the passage itself does not."""
+    return " › ".join([title, *headings]) + "\n\n" + body
+
+
+def bm25_postings(locale: str, docs: Iterable[tuple[str, str]]) -> Postings:
+    """Okapi BM25 (k1 = 1.2, b = 0.75) over whole texts, one field, precomputed per (term, doc):
+    the runtime's lexical retriever. Terms are what the locale's Lunr index pipeline makes of
+    the words (trimmer, stop words, stemmer), so both indexes agree on what a term is."""
+    pipeline = pipeline_for(locale)
+    terms_of = _TermCache(pipeline.index_fns).__getitem__
+    refs: list[str] = []
+    tfs: list[Counter] = []
+    for ref, text in docs:
+        words = _LUNR_TOKEN.findall(lexical_text(text).lower())
+        refs.append(str(ref))
+        tfs.append(Counter(chain.from_iterable(map(terms_of, words))))
+    lengths = np.array([sum(tf.values()) for tf in tfs], dtype=np.float64)
+    average = float(lengths.mean()) if len(lengths) and lengths.mean() > 0 else 1.0
+    by_term: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for doc, tf in enumerate(tfs):
+        for term, freq in tf.items():
+            by_term[term].append((doc, freq))
+    count = len(tfs)
+    terms, offsets, docs_out, weights = [], [0], [], []
+    for term in sorted(by_term):
+        entries = by_term[term]
+        idf = math.log(1 + (count - len(entries) + 0.5) / (len(entries) + 0.5))
+        terms.append(term)
+        for doc, freq in entries:  # in document order
+            norm = freq + BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average)
+            docs_out.append(doc)
+            weights.append(idf * freq * (BM25_K1 + 1) / norm)
+        offsets.append(len(docs_out))
+    return Postings(
+        terms,
+        np.asarray(offsets, dtype=np.int64),
+        np.asarray(docs_out, dtype=np.int32),
+        np.asarray(weights, dtype=np.float64),
+        refs,
+        [fn.label for fn in pipeline.search_fns],
+    )
+
+
+class PostingsScorer:
+    """Scores flat postings: BM25 postings (the runtime), or a Lunr index flattened by
+    `Postings.from_lunr`, which it scores exactly as lunr.js and lunr.py do, faster and smaller.
 
     Lunr ranks documents by the cosine-normalised dot product of the query
     vector with each field's precomputed BM25 vector, summed over fields.
@@ -395,20 +442,50 @@ class LunrScorer:
             tokens = [r for i, t in enumerate(tokens) if (r := fn(t, i, tokens))]
         return [str(t) for t in tokens]
 
-    def search_terms(self, terms: list[str], limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+    def query_weights(self, terms: list[str]) -> dict[str, float]:
+        """Index terms of the query's tokens (through the search pipeline), weighted by how
+        often they occur, normalised (Lunr's query vector; for BM25 a per-query constant)."""
         weights: dict[str, float] = {}
         for term in terms:
             for processed in self._pipeline(term):
                 if processed in self._slots:
                     weights[processed] = weights.get(processed, 0.0) + 1.0
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        return {term: weight / norm for term, weight in weights.items()}
+
+    @cached_property
+    def _doc_of(self) -> dict[int, int]:
+        """Chunk position (the integer a ref names) → document number."""
+        return {int(ref): doc for doc, ref in enumerate(self.refs)}
+
+    def weights_for(self, term: str, positions: list[int]) -> np.ndarray:
+        """The weight of an index term in each of the chunks at `positions` (0 where absent)."""
+        out = np.zeros(len(positions), dtype=np.float64)
+        if term not in self._slots or not positions:
+            return out
+        docs, values = self._posting(term)
+        wanted = np.array([self._doc_of.get(p, -1) for p in positions], dtype=np.int64)
+        at = np.clip(np.searchsorted(docs, wanted), 0, max(len(docs) - 1, 0))
+        found = (wanted >= 0) & (docs[at] == wanted) if len(docs) else np.zeros(len(positions), bool)
+        out[found] = values[at[found]]
+        return out
+
+    def idf(self, term: str) -> float:
+        """BM25 idf of an index term among this index's documents (0 for an unknown term)."""
+        if term not in self._slots:
+            return 0.0
+        count, documents = len(self._posting(term)[0]), len(self.refs)
+        return math.log(1 + (documents - count + 0.5) / (count + 0.5))
+
+    def search_terms(self, terms: list[str], limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+        weights = self.query_weights(terms)
         if not weights:
             return []
-        norm = math.sqrt(sum(w * w for w in weights.values()))
         scores = np.zeros(len(self.refs), dtype=np.float64)
         postings = {term: self._posting(term) for term in weights}
         for term, weight in weights.items():
             docs, values = postings[term]
-            scores[docs] += values * (weight / norm)
+            scores[docs] += values * weight
         hit = np.flatnonzero(scores)
         if len(hit) > limit:
             hit = hit[np.argpartition(-scores[hit], limit - 1)[:limit]]
@@ -420,8 +497,8 @@ class LunrScorer:
         ]
 
 
-def load_index(serialized: dict) -> LunrScorer:
-    return LunrScorer(Postings.from_lunr(serialized))
+def load_index(serialized: dict) -> PostingsScorer:
+    return PostingsScorer(Postings.from_lunr(serialized))
 
 
 def query_tokens(text: str) -> list[str]:
@@ -434,17 +511,19 @@ def query_tokens(text: str) -> list[str]:
     return list(seen)
 
 
-def search(index: LunrScorer | Index, text: str, limit: int = 50) -> list[tuple[str, float, frozenset[str]]]:
+def search(
+    index: PostingsScorer | Index, text: str, limit: int = 50
+) -> list[tuple[str, float, frozenset[str]]]:
     """OR-query of the text's terms; user text never reaches Lunr's query parser."""
     return search_terms(index, query_tokens(text), limit)
 
 
-def search_terms(index: LunrScorer | Index, terms: list[str], limit: int = 50
+def search_terms(index: PostingsScorer | Index, terms: list[str], limit: int = 50
                  ) -> list[tuple[str, float, frozenset[str]]]:
     """OR-query of already tokenised terms (each still goes through the search pipeline)."""
     if not terms:
         return []
-    if isinstance(index, LunrScorer):
+    if isinstance(index, PostingsScorer):
         return index.search_terms(terms, limit)
     query = Query(index.fields)
     for term in terms:

@@ -117,11 +117,13 @@ ALIASES = {
 }
 
 
-def choose_model(setting: str, locales: set[str]) -> str:
-    """Resolve the `auto` model setting from the locales a site has."""
+def choose_models(setting: str, locales: set[str]) -> dict[str, str]:
+    """The model each locale's pages (and questions) are embedded with. `auto`: English with
+    the English model (clearly better on English paraphrases than the multilingual one),
+    every other language with the multilingual model; a named model for every locale."""
     if setting != AUTO:
-        return setting
-    return MULTILINGUAL_MODEL if any(loc != "en" for loc in locales) else DEFAULT_MODEL
+        return dict.fromkeys(sorted(locales), setting)
+    return {loc: DEFAULT_MODEL if loc == "en" else MULTILINGUAL_MODEL for loc in sorted(locales)}
 
 
 def askdocs_home() -> Path:

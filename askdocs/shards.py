@@ -21,9 +21,10 @@ dir for restricted ones) holding `manifest.json` and content-addressed files:
   widget suggests when a conversation is empty, `{locale, source, questions}`
   (`source`: `config` from the build options, or `faq` from the public pages'
   FAQ questions);
-- `lexical.<locale>.<sha8>.json` + `postings.<locale>.<sha8>.npy`: the same
-  index flattened for the runtime's scorer (terms, offsets, refs; a
-  memory-mappable array of (doc, weight)), so it never parses the Lunr JSON.
+- `lexical.<locale>.<sha8>.json` + `postings.<locale>.<sha8>.npy`: what the
+  runtime's lexical retriever scores: Okapi BM25 over each chunk's contextual
+  text (page title › heading path, then the text), precomputed per (term,
+  chunk) — terms, offsets, refs, and an array of (doc, weight).
 
 Every file is listed in the manifest with its sha256; readers verify them.
 """
@@ -45,7 +46,9 @@ from askdocs.errors import ShardError
 from askdocs.lexical import Postings
 
 FORMAT_NAME = "askdocs-shards"
-FORMAT_VERSION = 1
+# 2: per-locale embedding models (`locale_models`); the runtime's lexical postings are BM25 over
+# contextual chunks (page title › heading path + text) instead of the flattened Lunr index.
+FORMAT_VERSION = 2
 SHARD_DIR = "_askdocs"
 MANIFEST = "manifest.json"
 PRIVATE_HTML_DIR = "html"
@@ -140,6 +143,11 @@ class Manifest:
     files: list[ShardFile]
     support_url: str | None = None
     owner: str | None = None  # which site a private set belongs to (site_url|site folder name)
+    # The model each locale's vectors (and questions) use; `model` is the default locale's.
+    locale_models: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def model_for(self, locale: str) -> dict[str, Any]:
+        return self.locale_models.get(locale) or self.model
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -280,7 +288,6 @@ class ShardSet:
     scales: np.ndarray
     title_vectors: np.ndarray
     title_scales: np.ndarray
-    lunr: dict[str, dict] = field(repr=False, default_factory=dict)
     postings: dict[str, Postings] = field(repr=False, default_factory=dict)
 
 
@@ -370,15 +377,12 @@ def load_shards(folder: Path) -> ShardSet:
             meta = json.loads(_verified(folder, entry))
             array = _verified_array(folder, table)
             postings[entry.locale] = Postings.from_files(meta, array)
-    # The Lunr JSON is for lunr.js; it is parsed only where no flattened postings came with it.
-    lunr_indexes = {}
-    for entry in manifest.files_with("lunr"):
-        data = _verified(folder, entry)
-        if entry.locale and entry.locale not in postings:
-            lunr_indexes[entry.locale] = json.loads(data)
-    for entry in manifest.files:
-        if entry.role in ("widget", "lunr_js", "model", "search_docs", "suggestions"):
+    for entry in manifest.files:  # the Lunr JSON and the widget's files are for browsers
+        if entry.role in ("lunr", "widget", "lunr_js", "model", "search_docs", "suggestions"):
             _verified(folder, entry)
+    missing = set(manifest.locales) - set(postings)
+    if missing:
+        raise ShardError(f"shard set in {folder} has no lexical postings for {sorted(missing)}")
     return ShardSet(
         folder,
         manifest,
@@ -390,7 +394,6 @@ def load_shards(folder: Path) -> ShardSet:
         scales,
         title_vectors,
         title_scales,
-        lunr_indexes,
         postings,
     )
 

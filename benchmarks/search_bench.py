@@ -492,7 +492,7 @@ def rss_breakdown_worker(shard_dir: str, out: str) -> None:
     stages.append(("+ runtime modules", rss_mb()["rss"]))
     shards = load_shards(Path(shard_dir))
     stages.append(("+ shards loaded (pages, chunks, postings; lunr JSON only if needed)", rss_mb()["rss"]))
-    indexes = {loc: lexical.LunrScorer(p) for loc, p in shards.postings.items()}
+    indexes = {loc: lexical.PostingsScorer(p) for loc, p in shards.postings.items()}
     indexes.update({loc: lexical.load_index(d) for loc, d in shards.lunr.items()})
     stages.append(("+ lexical scorers", rss_mb()["rss"]))
     shards.lunr = {}

@@ -140,7 +140,8 @@ def refuse(case: Case, mode: str = "extractive", **extra: Any) -> Answer:
 
 def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
     """Compose from the documentation's own words (the offline synthesiser)."""
-    relevance = _relevance(docs.embedder, case.query.text) if docs.embedder else None
+    query = case.query
+    relevance = _relevance(docs.embedder, query.text, query.locale) if docs.embedder else None
     composition: Composition = compose(case.query, case.evidence, case.investigation.term_weights, relevance)
     if not composition.parts:
         return refuse(case, mode)
@@ -217,10 +218,11 @@ def citations(evidence: list[Evidence]) -> list[dict]:
     return out
 
 
-def _relevance(embedder: QueryEmbedder, text: str):
-    """Cosine of each text with the question, with the index's own model (batched)."""
+def _relevance(embedder: QueryEmbedder, text: str, locale: str):
+    """Cosine of each text with the question, with the locale's own model (batched)."""
+    model = embedder.embedder_for(locale)
 
     def score(texts: list[str]) -> list[float]:
-        return [float(v) for v in embedder.embedder.similarity(embedder.vector(text), texts)]
+        return [float(v) for v in model.similarity(embedder.vector(text, locale), texts)]
 
     return score

@@ -34,7 +34,7 @@ from askdocs.edge_runtime.query import search_query_for
 from askdocs.edge_runtime.ratelimit import RateLimiter
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import ScopeCache
-from askdocs.edge_runtime.search import SearchOutcome, hybrid_search
+from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, SearchOutcome, hybrid_search
 from askdocs.edge_runtime.settings import Settings
 from askdocs.edge_runtime.slowclients import BodyDeadline
 from askdocs.edge_runtime.state import SharedState
@@ -53,16 +53,17 @@ from askdocs import __version__
 from askdocs.shards import SHARD_DIR
 
 log = logging.getLogger("askdocs.runtime")
+STAGE_NAMES = ("lexical", "dense", "rerank")  # what /healthz and /metrics report on
 
 CONTRACT_VERSION = "1.1"
 
 
 @dataclass
 class RetrieverHealth:
-    runs: dict[str, int] = field(default_factory=lambda: {"lexical": 0, "dense": 0})
-    failures: dict[str, int] = field(default_factory=lambda: {"lexical": 0, "dense": 0})
-    last_error: dict[str, str | None] = field(default_factory=lambda: {"lexical": None, "dense": None})
-    ok: dict[str, bool] = field(default_factory=lambda: {"lexical": True, "dense": True})
+    runs: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STAGE_NAMES, 0))
+    failures: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STAGE_NAMES, 0))
+    last_error: dict[str, str | None] = field(default_factory=lambda: dict.fromkeys(STAGE_NAMES))
+    ok: dict[str, bool] = field(default_factory=lambda: dict.fromkeys(STAGE_NAMES, True))
 
 
 class Runtime:
@@ -127,7 +128,7 @@ class Runtime:
         return reader, self.scopes.get(corpus, reader)
 
     def record_search(self, outcome: SearchOutcome) -> None:
-        for name in ("lexical", "dense"):
+        for name in STAGE_NAMES:
             if name in outcome.retrievers:
                 self.retrievers.runs[name] += 1
                 self.retrievers.ok[name] = True
@@ -344,7 +345,7 @@ async def healthz(request: Request) -> Response:
             "sha256": live.corpus.model.sha256,
             "source": "bundled" if manifest.model.get("bundled") else "cache",
         },
-        "retrievers": {"lexical": {"live": health.ok["lexical"]}, "dense": {"live": health.ok["dense"]}},
+        "retrievers": {name: {"live": health.ok[name]} for name in STAGE_NAMES},
         "synthesizer": {
             "mode": llm["mode"],
             "llm_ok": None if llm["llm"] is None else llm["llm"]["last_error"] is None,
@@ -379,9 +380,17 @@ async def healthz(request: Request) -> Response:
                 "dense": {
                     "live": health.ok["dense"],
                     "backend": sorted({loaded.dense.backend for loaded in live.corpus.sets}),
+                    "models": {loc: info.id for loc, info in live.corpus.models.items()},
                     "runs": health.runs["dense"],
                     "failures": health.failures["dense"],
                     "last_error": health.last_error["dense"],
+                },
+                "rerank": {
+                    "live": health.ok["rerank"],
+                    "model": DEFAULT_WEIGHTS.reranker.name,
+                    "runs": health.runs["rerank"],
+                    "failures": health.failures["rerank"],
+                    "last_error": health.last_error["rerank"],
                 },
             },
             "synthesizer": llm,
@@ -501,7 +510,8 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 def create_app(settings: Settings, holder: IndexHolder | None = None) -> Starlette:
     holder = holder or IndexHolder(settings.index, settings.private)
     # Fail at start-up, not on the first reader's question, if the model cannot embed.
-    holder.state.embedder.vector("askdocs start-up check")
+    for locale in holder.state.embedder.by_locale:  # every model a question may need
+        holder.state.embedder.vector("askdocs start-up check", locale)
     runtime = Runtime(settings, holder)
     mcp = McpEndpoint(runtime)
     api = [

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 from askdocs.edge_runtime.dense import DenseMatrix
-from lunr.index import Index
+from askdocs.edge_runtime.embedding import QueryEmbedder
 
 from askdocs.embedder import Embedder
 from askdocs.errors import ModelMismatch, ShardError
-from askdocs.lexical import LunrScorer, load_index, stem_terms
+from askdocs.lexical import PostingsScorer, stem_terms
 from askdocs.models import ModelInfo, locate, verify
 from askdocs.remote import materialize
 from askdocs.shards import ChunkRecord, Manifest, PageRecord, ShardSet, chunk_text, load_shards
@@ -38,7 +38,7 @@ class ChunkRef:
 @dataclass
 class LoadedSet:
     shards: ShardSet
-    lunr: dict[str, Index]
+    lexical: dict[str, PostingsScorer]  # BM25 over contextual chunks, per locale
     dense: DenseMatrix
     titles: DenseMatrix
     chunk_locale: np.ndarray  # per chunk, index into corpus.locales
@@ -94,6 +94,7 @@ class Corpus:
     version: str
     locales: list[str]
     sources: list[str] = field(default_factory=list)
+    models: dict[str, ModelInfo] = field(default_factory=dict)  # per locale; `model` is the default's
 
     @property
     def default_locale(self) -> str:
@@ -140,6 +141,7 @@ class Corpus:
                 "dim": self.model.dim,
                 "quantization": m.model.get("quantization"),
             },
+            "models": {loc: {"id": info.id, "sha256": info.sha256} for loc, info in self.models.items()},
             "embeddings": m.embeddings,
         }
 
@@ -149,13 +151,9 @@ def _loaded(shards: ShardSet, locales: list[str]) -> LoadedSet:
     page_locale = np.array([position[p.locale] for p in shards.pages], dtype=np.int16)
     chunk_page = np.array([c.page for c in shards.chunks], dtype=np.int32)
     chunk_locale = page_locale[chunk_page] if len(chunk_page) else np.zeros(0, np.int16)
-    scorers = {loc: LunrScorer(postings) for loc, postings in shards.postings.items()}
-    for loc, data in shards.lunr.items():  # older shard sets: flatten the Lunr JSON here
-        scorers.setdefault(loc, load_index(data))
-    shards.lunr.clear()
     return LoadedSet(
         shards=shards,
-        lunr=scorers,
+        lexical={loc: PostingsScorer(postings) for loc, postings in shards.postings.items()},
         dense=DenseMatrix(shards.vectors),
         titles=DenseMatrix(shards.title_vectors),
         chunk_locale=chunk_locale,
@@ -163,10 +161,9 @@ def _loaded(shards: ShardSet, locales: list[str]) -> LoadedSet:
     )
 
 
-def resolve_model(manifest: Manifest, root: Path) -> ModelInfo:
-    """The model the vectors came from: bundled beside the shards, else the local cache."""
-    wanted = manifest.model
-    bundled = manifest.model.get("bundled")
+def resolve_model(wanted: dict, root: Path) -> ModelInfo:
+    """The model some vectors came from: bundled beside the shards, else the local cache."""
+    bundled = wanted.get("bundled")
     info = ModelInfo.load(root / bundled) if bundled else locate(wanted["id"])
     verify(info)
     if info.sha256 != wanted.get("sha256"):
@@ -178,34 +175,50 @@ def resolve_model(manifest: Manifest, root: Path) -> ModelInfo:
     return info
 
 
-def load_corpus(index: str, private: str | None, embedder: Embedder | None = None) -> tuple[Corpus, Embedder]:
-    """Load and verify shard sets; refuse unknown formats, bad hashes and other models."""
+def load_corpus(
+    index: str, private: str | None, reuse: QueryEmbedder | None = None
+) -> tuple[Corpus, QueryEmbedder]:
+    """Load and verify shard sets; refuse unknown formats, bad hashes and other models.
+    `reuse`: the live query embedder, kept (with its cache) when the models are the same."""
     public_root = materialize(index)
     public = load_shards(public_root)
     if public.manifest.visibility != "public":
         raise ShardError(f"{index} holds a {public.manifest.visibility} shard set; pass it with --private")
     shard_sets = [public]
     sources = [index]
+    locales = sorted({*public.manifest.locales, public.manifest.default_locale})
     if private:
         private_root = materialize(private)
         private_set = load_shards(private_root)
         if private_set.manifest.visibility != "private":
             raise ShardError(f"--private {private} is not a private shard set")
-        if private_set.manifest.model.get("sha256") != public.manifest.model.get("sha256"):
-            raise ModelMismatch(
-                "the public and private shard sets were built with different models; rebuild both together"
-            )
+        locales = sorted({*locales, *private_set.manifest.locales})
+        for locale in locales:
+            mine, theirs = public.manifest.model_for(locale), private_set.manifest.model_for(locale)
+            if mine.get("sha256") != theirs.get("sha256"):
+                raise ModelMismatch(
+                    "the public and private shard sets were built with different models "
+                    f"({locale}); rebuild both together"
+                )
         shard_sets.append(private_set)
         sources.append(private)
-    model = resolve_model(public.manifest, public_root)
-    if embedder is None or embedder.info.sha256 != model.sha256:
-        embedder = Embedder(model, threads=1, check_sha=False)
-    locales = sorted(
-        {loc for s in shard_sets for loc in s.manifest.locales} | {public.manifest.default_locale}
-    )
+    wanted = {loc: public.manifest.model_for(loc) for loc in locales}
+    shas = {loc: str(w.get("sha256")) for loc, w in wanted.items()}
+    if reuse is not None and reuse.same_models(shas):
+        embedder = reuse
+    else:
+        known = {e.info.sha256: e for e in reuse.models()} if reuse is not None else {}
+        by_locale = {}
+        for locale, model in wanted.items():
+            sha = shas[locale]
+            if sha not in known:
+                known[sha] = Embedder(resolve_model(model, public_root), threads=1, check_sha=False)
+            by_locale[locale] = known[sha]
+        embedder = QueryEmbedder(by_locale, public.manifest.default_locale)
     loaded = [_loaded(s, locales) for s in shard_sets]
     version = "+".join(s.manifest.version_key for s in shard_sets)
-    corpus = Corpus(loaded, public.manifest, model, version, locales, sources)
+    models = {loc: e.info for loc, e in embedder.by_locale.items()}
+    corpus = Corpus(loaded, public.manifest, embedder.embedder.info, version, locales, sources, models)
     _return_freed_memory()
     log.info("loaded index %s: %s", version, corpus.summary()["counts"])
     return corpus, embedder

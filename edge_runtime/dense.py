@@ -62,6 +62,13 @@ class DenseMatrix:
             out[start : start + BLOCK_ROWS] = block @ query
         return out * self._inverse_norms
 
+    def cosines(self, query: np.ndarray, rows: list[int]) -> np.ndarray:
+        """Cosine of `query` (unit float32) with the given rows only."""
+        if not rows:
+            return np.zeros(0, dtype=np.float32)
+        picked = np.asarray(self.vectors[rows], dtype=np.float32)
+        return (picked @ np.asarray(query, dtype=np.float32)) * self._inverse_norms[rows]
+
     def top(self, query: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
         return self.search(query, k, mask)[0]
 

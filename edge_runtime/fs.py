@@ -255,7 +255,7 @@ class DocsFS:
     def _lexical_order(self, literal: str) -> dict[str, int]:
         order: dict[str, int] = {}
         for set_index, loaded in enumerate(self.corpus.sets):
-            for index in loaded.lunr.values():
+            for index in loaded.lexical.values():
                 for ref, _, _ in lexical.search(index, literal, limit=200):
                     chunk = loaded.chunks[int(ref)]
                     url = loaded.pages[chunk.page].url

@@ -26,7 +26,6 @@ import httpx
 from askdocs.edge_runtime.corpus import Corpus, load_corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
 
-from askdocs.embedder import Embedder
 from askdocs.errors import ShardError
 from askdocs.releases import (
     Pointer,
@@ -106,7 +105,7 @@ class IndexHolder:
         if self.channel is None:
             stamp = fingerprint(index, private)
             corpus, embedder = load_corpus(index, private)
-            self.state = Live(corpus, QueryEmbedder(embedder), stamp, time.time())
+            self.state = Live(corpus, embedder, stamp, time.time())
         else:
             self.state = self._start_from_channel()
 
@@ -128,8 +127,8 @@ class IndexHolder:
         if stamp == self.state.fingerprint:
             return False
         current = self.state
-        corpus, embedder = load_corpus(self.index, self.private, embedder=current.embedder.embedder)
-        self._go_live(Live(corpus, self._query_embedder(embedder), stamp, time.time()))
+        corpus, embedder = load_corpus(self.index, self.private, reuse=current.embedder)
+        self._go_live(Live(corpus, embedder, stamp, time.time()))
         return True
 
     def _check_channel(self) -> bool:
@@ -146,7 +145,7 @@ class IndexHolder:
             self.release_from = "origin"
             self.last_error = None
             return False
-        self._go_live(self._load_release(pointer, self.state.embedder.embedder))
+        self._go_live(self._load_release(pointer, self.state.embedder))
         self.release_from = "origin"
         return True
 
@@ -162,23 +161,15 @@ class IndexHolder:
             current.corpus.version,
         )
 
-    def _query_embedder(self, embedder: Embedder) -> QueryEmbedder:
-        current = getattr(self, "state", None)
-        if current is not None and embedder is current.embedder.embedder:
-            return current.embedder
-        return QueryEmbedder(embedder)
-
-    def _load_release(self, pointer: Pointer, embedder: Embedder | None) -> Live:
+    def _load_release(self, pointer: Pointer, embedder: QueryEmbedder | None) -> Live:
         """Download (if remote) and verify a whole release, public and private, before it goes live."""
         assert self.channel is not None
         public = materialize(release_source(channel_base(self.index), pointer.release))
         private = materialize(release_source(self.private, pointer.release)) if self.private else None
-        corpus, embedder = load_corpus(str(public), str(private) if private else None, embedder=embedder)
+        corpus, embedder = load_corpus(str(public), str(private) if private else None, reuse=embedder)
         remember(self.index, pointer.release, public, private)
         self.channel.accept(pointer)
-        return Live(
-            corpus, self._query_embedder(embedder), "release:" + pointer.release, time.time(), pointer.release
-        )
+        return Live(corpus, embedder, "release:" + pointer.release, time.time(), pointer.release)
 
     def _start_from_channel(self) -> Live:
         assert self.channel is not None
@@ -203,9 +194,7 @@ class IndexHolder:
             )
             corpus, embedder = load_corpus(memo["public"], memo["private"])  # verifies every sha256 again
             self.channel.accept(Pointer(memo["release"], None))
-            return Live(
-                corpus, QueryEmbedder(embedder), "release:" + memo["release"], time.time(), memo["release"]
-            )
+            return Live(corpus, embedder, "release:" + memo["release"], time.time(), memo["release"])
 
     def release_health(self) -> dict | None:
         if self.channel is None:

@@ -66,7 +66,7 @@ class Scope:
         counts = dict.fromkeys(terms, 0)
         total = 0
         for set_index, loaded in enumerate(self.corpus.sets):
-            index = loaded.lunr.get(locale)
+            index = loaded.lexical.get(locale)
             if index is None:
                 continue
             found, documents = index.document_frequencies(terms, self.chunk_masks[set_index])

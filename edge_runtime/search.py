@@ -1,23 +1,24 @@
-"""Hybrid retrieval: Lunr (lexical) + int8 dense vectors, fused by reciprocal rank.
+"""Hybrid retrieval: BM25 over contextual chunks + int8 dense vectors, fused, then re-ranked.
 
-After fusion a few sanity checks re-rank the candidates: page-title vector
-agreement, heading overlap with the query, FAQ pairs as strong candidates,
-listing pages below canonical ones, and recency so that the newest of
-several similar dated passages wins. All weights live in `RankWeights`.
-Which retrievers ran is part of the outcome: a retriever that fails is
+Both retrievers return their best chunks for the question's locale; reciprocal
+rank fusion (k = 60, no weights) makes one candidate pool; the second stage
+(`rerank.py`) re-scores the pool with signals of both and orders it. Of two
+similar dated passages the newest then wins, and a page section appears once.
+Which stages ran is part of the outcome: a retriever or stage that fails is
 reported, never silently skipped.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import date
 from functools import lru_cache
 
 import numpy as np
+from askdocs.edge_runtime import rerank
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.query import Query
@@ -26,24 +27,17 @@ from askdocs.edge_runtime.scope import Scope
 from askdocs import lexical
 
 log = logging.getLogger("askdocs.search")
+STAGES = ("lexical", "dense", "fused", "rerank")
 
 
 @dataclass(frozen=True)
 class RankWeights:
-    # Tuned by scripts/tune_search.py (page-level MRR over evals/, both models). Title
-    # vectors, heading overlap and an FAQ bonus all measured at 0: they stay as knobs.
     rrf_k: int = 60
-    lexical: float = 0.8
-    dense: float = 1.6
-    title: float = 0.0
-    exact: float = 0.5  # query identifiers (TFX-1042, --max-batch) found verbatim
-    heading: float = 0.0  # share of query terms in the title/heading path
-    faq: float = 0.0
-    listing: float = 0.5
-    changelog: float = 1.0  # unless the question is about versions or changes
-    recency: float = 0.03
+    candidates: int = 60  # from each retriever
+    pool: int = 40  # fused candidates the second stage re-scores
+    stage: str = "rerank"  # what orders the results (the others are for measuring: STAGES)
     near_duplicate: float = 0.8  # chunk cosine above which dated passages compete
-    candidates: int = 60
+    reranker: rerank.Reranker = rerank.RERANKER
 
 
 DEFAULT_WEIGHTS = RankWeights()
@@ -52,12 +46,13 @@ DEFAULT_WEIGHTS = RankWeights()
 @dataclass
 class Hit:
     ref: ChunkRef
-    score: float
+    score: float  # of the stage that ranked it; after the second stage, relative to the best (1.0)
     lexical_rank: int | None = None
     dense_rank: int | None = None
     lexical_score: float = 0.0
     dense_score: float = 0.0
-    title_score: float = 0.0
+    fused: float = 0.0
+    rerank_score: float | None = None
     matched: frozenset[str] = frozenset()
 
 
@@ -108,74 +103,38 @@ def hybrid_search(
         hit = candidates.setdefault(ref, Hit(ref, 0.0))
         hit.lexical_rank, hit.lexical_score, hit.matched = rank, score, matched
 
-    title_rank: dict[tuple[int, int], tuple[int, float]] = {}
+    query_vector = None
     if embedder is None:
         outcome.errors["dense"] = "no embedding model loaded"
     else:
         try:
-            query_vector = embedder.vector(text)
+            query_vector = embedder.vector(text, loc)
             dense, outcome.dense_stats = _dense(scope, query_vector, loc, weights.candidates)
             for rank, (ref, score) in enumerate(dense):
                 hit = candidates.setdefault(ref, Hit(ref, 0.0))
                 hit.dense_rank, hit.dense_score = rank, score
-            if weights.title:
-                title_rank = _titles(scope, query_vector, loc)
             outcome.retrievers.append("dense")
         except Exception as exc:  # reported in the response, /healthz and metrics
             log.exception("dense retrieval failed")
             outcome.errors["dense"] = f"{type(exc).__name__}: {exc}"
+            query_vector = None
 
     kk = weights.rrf_k
-    temporal = query.temporal
-    exact_tokens = query.identifiers
-    # Changelogs name every identifier ever touched: on ties, the page that explains it wins.
-    exact_rank = _rank_by(
-        candidates,
-        lambda ref: (
-            _exact_count(corpus, ref, exact_tokens)
-            - (0.5 if corpus.chunk_page(ref).kind == "changelog" and not temporal else 0.0)
-        ),
-    )
-    heading_rank = (
-        _rank_by(
-            candidates,
-            lambda ref: len(query.terms & corpus.sets[ref.set].heading_terms(ref.index, loc)),
+    for hit in candidates.values():
+        hit.fused = sum(
+            1.0 / (kk + rank + 1) for rank in (hit.lexical_rank, hit.dense_rank) if rank is not None
         )
-        if query.terms and weights.heading
-        else {}
-    )
-    newest, oldest = _date_range(corpus, candidates)
-    for ref, hit in candidates.items():
-        chunk = corpus.chunk(ref)
-        page = corpus.chunk_page(ref)
-        score = 0.0
-        if hit.lexical_rank is not None:
-            score += weights.lexical / (kk + hit.lexical_rank + 1)
-        if hit.dense_rank is not None:
-            score += weights.dense / (kk + hit.dense_rank + 1)
-        title = title_rank.get((ref.set, chunk.page))
-        if title is not None:
-            score += weights.title / (kk + title[0] + 1)
-            hit.title_score = title[1]
-        if ref in exact_rank:
-            score += weights.exact / (kk + exact_rank[ref] + 1)
-        if ref in heading_rank:
-            score += weights.heading / (kk + heading_rank[ref] + 1)
-        strong = min(r for r in (hit.lexical_rank, hit.dense_rank, 99) if r is not None) < 5
-        if chunk.kind == "faq" and strong:
-            score *= 1 + weights.faq
-        if page.kind == "listing":
-            score *= weights.listing
-        elif page.kind == "changelog" and not temporal:
-            score *= weights.changelog
-        if chunk.lastmod and newest and oldest and newest > oldest:
-            age = (newest - _parse(chunk.lastmod)).days / (newest - oldest).days
-            score *= 1 + weights.recency * (1 - age)
-        hit.score = score
-
-    ranked = sorted(candidates.values(), key=lambda h: (-h.score, h.ref.set, h.ref.index))
-    if embedder is not None and "dense" in outcome.retrievers:
-        ranked = _newest_wins(corpus, ranked[: max(k * 3, 30)], weights) + ranked[max(k * 3, 30) :]
+    ranked = _order(candidates.values(), weights.stage)
+    if weights.stage == "rerank" and ranked:
+        try:
+            ranked = _second_stage(scope, query, ranked[: max(weights.pool, k)], query_vector, weights)
+            outcome.retrievers.append("rerank")
+        except Exception as exc:  # the fused order serves, and the response says so
+            log.exception("second stage failed")
+            outcome.errors["rerank"] = f"{type(exc).__name__}: {exc}"
+    if query_vector is not None:
+        head = max(k * 3, 30)
+        ranked = _newest_wins(corpus, ranked[:head], weights) + ranked[head:]
     if dedupe:
         ranked = _dedupe(corpus, ranked)
     outcome.hits = ranked[:k]
@@ -183,24 +142,51 @@ def hybrid_search(
     return outcome
 
 
-def _exact_count(corpus: Corpus, ref: ChunkRef, tokens: tuple[str, ...]) -> int:
-    if not tokens:
-        return 0
-    text = corpus.text(ref).lower()
-    return sum(1 for token in tokens if token in text)
+def _order(hits, stage: str) -> list[Hit]:
+    """Candidates ordered by one retriever alone or by the fused score (each hit's `score`)."""
+    if stage == "lexical":
+        chosen = [h for h in hits if h.lexical_rank is not None]
+        for h in chosen:
+            h.score = h.lexical_score
+    elif stage == "dense":
+        chosen = [h for h in hits if h.dense_rank is not None]
+        for h in chosen:
+            h.score = h.dense_score
+    else:
+        chosen = list(hits)
+        for h in chosen:
+            h.score = h.fused
+    return sorted(chosen, key=lambda h: (-h.score, h.ref.set, h.ref.index))
 
 
-def _rank_by(candidates, key) -> dict[ChunkRef, int]:
-    scored = [(key(ref), ref) for ref in candidates]
-    scored = [(value, ref) for value, ref in scored if value > 0]
-    scored.sort(key=lambda item: (-item[0], item[1].set, item[1].index))
-    return {ref: rank for rank, (_, ref) in enumerate(scored)}
+def _second_stage(
+    scope: Scope, query: Query, pool: list[Hit], vector: np.ndarray | None, weights: RankWeights
+) -> list[Hit]:
+    candidates = [
+        rerank.Candidate(
+            h.ref,
+            h.lexical_rank,
+            h.dense_rank,
+            h.lexical_score if h.lexical_rank is not None else None,
+            h.dense_score if h.dense_rank is not None else None,
+        )
+        for h in pool
+    ]
+    scores = weights.reranker.score(rerank.features(scope, query, candidates, vector))
+    best = max(scores)
+    for hit, candidate, score in zip(pool, candidates, scores, strict=True):
+        hit.rerank_score = score
+        hit.score = math.exp(score - best)
+        hit.lexical_score = candidate.lexical_score or 0.0
+        if candidate.dense_score is not None:
+            hit.dense_score = candidate.dense_score
+    return sorted(pool, key=lambda h: (-h.score, h.ref.set, h.ref.index))
 
 
 def _lexical(scope: Scope, text: str, locale: str, limit: int):
     found = []
     for set_index, loaded in enumerate(scope.corpus.sets):
-        index = loaded.lunr.get(locale)
+        index = loaded.lexical.get(locale)
         if index is None:
             continue
         mask = scope.chunk_masks[set_index]
@@ -227,31 +213,6 @@ def _dense(scope: Scope, query: np.ndarray, locale: str, limit: int):
     mean = total / n if n else 0.0
     std = max(squares / n - mean * mean, 0.0) ** 0.5 if n else 0.0
     return found[:limit], (mean, std)
-
-
-def _titles(scope: Scope, query: np.ndarray, locale: str) -> dict[tuple[int, int], tuple[int, float]]:
-    found = []
-    for set_index, loaded in enumerate(scope.corpus.sets):
-        mask = scope.page_mask(set_index, locale)
-        if not mask.any():
-            continue
-        for page, score in loaded.titles.top(query, 20, mask):
-            found.append(((set_index, page), score))
-    found.sort(key=lambda item: -item[1])
-    return {key: (rank, score) for rank, (key, score) in enumerate(found)}
-
-
-def _parse(value: str) -> date:
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return date.min
-
-
-def _date_range(corpus: Corpus, candidates) -> tuple[date | None, date | None]:
-    dates = [_parse(d) for ref in candidates if (d := corpus.chunk(ref).lastmod)]
-    dates = [d for d in dates if d != date.min]
-    return (max(dates), min(dates)) if dates else (None, None)
 
 
 def _newest_wins(corpus: Corpus, ranked: list[Hit], weights: RankWeights) -> list[Hit]:

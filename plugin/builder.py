@@ -22,8 +22,8 @@ from askdocs.plugin.sitemaps import page_dates
 from askdocs import __version__
 from askdocs.embedder import Embedder, quantize
 from askdocs.errors import BuildError, ShardError
-from askdocs.lexical import LexicalDoc, Postings, build_index, dumps
-from askdocs.models import AUTO, ModelInfo, choose_model, locate
+from askdocs.lexical import LexicalDoc, bm25_postings, build_index, contextual_text, dumps
+from askdocs.models import AUTO, ModelInfo, choose_models, locate
 from askdocs.remote import materialize
 from askdocs.shards import (
     FORMAT_NAME,
@@ -149,49 +149,59 @@ class _SetData:
     pages: list[PageRecord]
     chunks: list[ChunkRecord]
     faqs: list[FaqRecord]
-    embed_texts: list[str]
+    embed_texts: list[str]  # contextual chunk texts: embedded, and indexed for BM25
     title_texts: list[str]
 
 
 class IndexBuilder:
     def __init__(
-        self, options: BuildOptions, *, embedder: Embedder | None = None, logger: logging.Logger = log
+        self,
+        options: BuildOptions,
+        *,
+        embedders: dict[str, Embedder] | None = None,
+        logger: logging.Logger = log,
     ) -> None:
         self.options = options
         self.log = logger
-        self._embedder = embedder
+        self._embedders: dict[str, Embedder] = dict(embedders or {})  # by model sha256
+        self._by_locale: dict[str, Embedder] = {}
         self._pages: dict[str, _Prepared] = {}
         self._reuse: dict[str, tuple[np.ndarray, float]] = {}
         self._excluded: set[str] = set()
         self.report = BuildReport()
 
     # -- input -------------------------------------------------------------
-    @property
-    def model(self) -> ModelInfo:
-        return self.embedder.info
+    def embedder(self, locale: str) -> Embedder:
+        """The model a locale's pages are embedded with (chosen when the build starts)."""
+        found = self._by_locale.get(locale)
+        if found is None:
+            raise BuildError(f"internal: no embedding model chosen for locale {locale!r}")
+        return found
+
+    def model(self, locale: str) -> ModelInfo:
+        return self.embedder(locale).info
 
     @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            raise BuildError("internal: the embedding model is chosen when the build starts")
-        return self._embedder
+    def loaded_embedders(self) -> dict[str, Embedder]:
+        """The model sessions, for callers that build again (`mkdocs serve`)."""
+        return dict(self._embedders)
 
-    @property
-    def loaded_embedder(self) -> Embedder | None:
-        """The model session, for callers that build again (`mkdocs serve`)."""
-        return self._embedder
-
-    def _choose_embedder(self, locales: set[str]) -> Embedder:
-        """Load the model the options name (for `auto`, the one the site's locales need)."""
-        name = choose_model(self.options.model, locales)
-        info = locate(name)
-        if self._embedder is not None and self._embedder.info.sha256 == info.sha256:
-            return self._embedder
-        if self.options.model == AUTO:
-            self.log.info("model auto: %s for locales %s", info.id, ",".join(sorted(locales)))
+    def _choose_embedders(self, locales: set[str]) -> None:
+        """Load the models the options name (for `auto`: per locale, see `choose_models`)."""
         threads = self.options.threads or os.cpu_count() or 1
-        self._embedder = Embedder(info, threads=threads, reuse_check=True)
-        return self._embedder
+        chosen = choose_models(self.options.model, locales)
+        for locale, name in chosen.items():
+            info = locate(name)
+            if info.sha256 not in self._embedders:
+                self._embedders[info.sha256] = Embedder(info, threads=threads, reuse_check=True)
+            self._by_locale[locale] = self._embedders[info.sha256]
+        if self.options.model == AUTO:
+            self.log.info(
+                "model auto: %s", ", ".join(f"{loc} → {name}" for loc, name in sorted(chosen.items()))
+            )
+        dims = {e.info.dim for e in self._by_locale.values()}
+        if len(dims) > 1:
+            raise BuildError(f"the models chosen per locale have different dimensions {sorted(dims)}")
 
     def add(self, raw: RawPage) -> ExtractedPage | None:
         """Extract one page; excluded pages are counted and dropped."""
@@ -243,10 +253,10 @@ class IndexBuilder:
                     raise BuildError(f"--previous {source}: {exc}") from exc
                 continue
             # Keys include the model's sha256: vectors of another model never match.
-            sha = str(shard_set.manifest.model.get("sha256"))
             for i, chunk in enumerate(shard_set.chunks):
                 self._reuse[chunk.hash] = (np.array(shard_set.vectors[i]), float(shard_set.scales[i]))
             for i, page in enumerate(shard_set.pages):
+                sha = str(shard_set.manifest.model_for(page.locale).get("sha256"))
                 key = _title_hash(sha, _title_text(page.title, page.description))
                 self._reuse[key] = (np.array(shard_set.title_vectors[i]), float(shard_set.title_scales[i]))
 
@@ -261,7 +271,7 @@ class IndexBuilder:
                 f"no indexable pages found in {self.options.site_dir} "
                 f"({self.report.excluded} excluded); is this the built site folder?"
             )
-        self._choose_embedder({p.page.locale for p in prepared})
+        self._choose_embedders({p.page.locale for p in prepared})
         _mark_listings([p.page for p in prepared])
         _mark_changelogs([p.page for p in prepared])
         dates = page_dates(self.options.site_dir, self.options.site_url)
@@ -331,9 +341,10 @@ class IndexBuilder:
 
     def _set_data(self, prepared: list[_Prepared]) -> _SetData:
         data = _SetData([], [], [], [], [])
-        limit = self.model.max_tokens - 32
         for page_index, item in enumerate(prepared):
             page = item.page
+            embedder = self.embedder(page.locale)
+            sha = embedder.info.sha256
             data.pages.append(
                 PageRecord(
                     url=page.url,
@@ -352,11 +363,15 @@ class IndexBuilder:
             )
             data.title_texts.append(_title_text(page.title, page.description))
             spans = chunk_page(
-                page.blocks, page.content, self.embedder.count_tokens, self.options.chunks, limit
+                page.blocks,
+                page.content,
+                embedder.count_tokens,
+                self.options.chunks,
+                embedder.info.max_tokens - 32,
             )
             for span in spans:
                 text = strip_links(page.content[span.start : span.end])
-                embed_text = _embed_text(page.title, span.headings, text)
+                embed_text = contextual_text(page.title, span.headings, text)
                 data.chunks.append(
                     ChunkRecord(
                         page=page_index,
@@ -366,7 +381,7 @@ class IndexBuilder:
                         headings=span.headings,
                         lastmod=span.lastmod or page.lastmod,
                         kind="section",
-                        hash=_chunk_hash(self.model.sha256, embed_text),
+                        hash=_chunk_hash(sha, embed_text),
                     )
                 )
                 data.embed_texts.append(embed_text)
@@ -374,7 +389,7 @@ class IndexBuilder:
             for question, answer in page.faqs:
                 anchor = anchors.get(_norm(question), "")
                 text = f"{question}\n\n{answer}"
-                embed_text = _embed_text(page.title, [question], answer)
+                embed_text = contextual_text(page.title, [question], answer)
                 data.faqs.append(FaqRecord(page_index, question, answer, anchor))
                 data.chunks.append(
                     ChunkRecord(
@@ -385,7 +400,7 @@ class IndexBuilder:
                         headings=[question],
                         lastmod=page.lastmod,
                         kind="faq",
-                        hash=_chunk_hash(self.model.sha256, embed_text),
+                        hash=_chunk_hash(sha, embed_text),
                         text=text,
                     )
                 )
@@ -393,13 +408,13 @@ class IndexBuilder:
         return data
 
     def _embed(self, sets: dict[str, _SetData]) -> dict[str, tuple[np.ndarray, ...]]:
-        jobs: list[tuple[str, str, int, str]] = []  # (set, kind, row, text)
+        jobs: list[tuple[str, str, int, str, Embedder]] = []  # (set, kind, row, text, model)
         for name, data in sets.items():
-            for row, text in enumerate(data.embed_texts):
-                jobs.append((name, "chunk", row, text))
-            for row, text in enumerate(data.title_texts):
-                jobs.append((name, "title", row, text))
-        dim = self.model.dim
+            for row, (chunk, text) in enumerate(zip(data.chunks, data.embed_texts, strict=True)):
+                jobs.append((name, "chunk", row, text, self.embedder(data.pages[chunk.page].locale)))
+            for row, (page, text) in enumerate(zip(data.pages, data.title_texts, strict=True)):
+                jobs.append((name, "title", row, text, self.embedder(page.locale)))
+        dim = next(iter(self._by_locale.values())).info.dim
         out = {
             name: (
                 np.zeros((len(d.embed_texts), dim), np.int8),
@@ -411,8 +426,8 @@ class IndexBuilder:
         }
         todo = []
         for job in jobs:
-            name, kind, row, text = job
-            sha = self.model.sha256
+            name, kind, row, text, embedder = job
+            sha = embedder.info.sha256
             key = _chunk_hash(sha, text) if kind == "chunk" else _title_hash(sha, text)
             if key in self._reuse:
                 vector, scale = self._reuse[key]
@@ -421,10 +436,11 @@ class IndexBuilder:
             else:
                 todo.append(job)
         if todo:
-            self.log.info("embedding %d texts with %s", len(todo), self.model.id)
+            models = sorted({job[4].info.id for job in todo})
+            self.log.info("embedding %d texts with %s", len(todo), ", ".join(models))
             with _progress(len(todo), self.options.progress) as tick:
-                for name, kind, row, text in todo:
-                    q, s = quantize(self.embedder.embed_passages([text]))
+                for name, kind, row, text, embedder in todo:
+                    q, s = quantize(embedder.embed_passages([text]))
                     self._store(out[name], kind, row, q[0], float(s[0]))
                     tick(1)
             self.report.embedded += len(todo)
@@ -458,19 +474,19 @@ class IndexBuilder:
         writer.add("title_scales", _npy(title_scales), "npy")
         locales = sorted({p.locale for p in data.pages})
         for locale in locales:
+            rows = [i for i, c in enumerate(data.chunks) if data.pages[c.page].locale == locale]
             docs = [
                 LexicalDoc(
                     str(i),
-                    data.pages[c.page].title,
-                    " ".join(c.headings),
-                    strip_links(chunk_text(data.pages[c.page], c)),
+                    data.pages[data.chunks[i].page].title,
+                    " ".join(data.chunks[i].headings),
+                    strip_links(chunk_text(data.pages[data.chunks[i].page], data.chunks[i])),
                 )
-                for i, c in enumerate(data.chunks)
-                if data.pages[c.page].locale == locale
+                for i in rows
             ]
-            serialized = build_index(locale, docs)
-            writer.add("lunr", dumps(serialized), "json", locale=locale)
-            postings = Postings.from_lunr(serialized)  # what the runtime scores with
+            writer.add("lunr", dumps(build_index(locale, docs)), "json", locale=locale)  # for lunr.js
+            # What the runtime searches with: BM25 over each chunk with its page title and heading path.
+            postings = bm25_postings(locale, ((str(i), data.embed_texts[i]) for i in rows))
             writer.add("lexical", json_bytes(postings.meta_json()), "json", locale=locale)
             writer.add("postings", _npy(postings.table()), "npy", locale=locale)
             if visibility == "public":
@@ -483,10 +499,17 @@ class IndexBuilder:
                 self._warn(f"suggested_questions.{locale}: the site has no public pages in locale {locale}")
         if visibility == "public" and self.options.copy_widget:
             _add_widget_files(writer, locales)
-        if self.options.bundle_model:
-            for name in ("model.onnx", "tokenizer.json", "askdocs-model.json"):
-                writer.add_file("model", f"model/{name}", (self.model.path / name).read_bytes())
-        info = self.model
+        default = self.options.default_locale
+        info = (self._by_locale.get(default) or self._by_locale[min(self._by_locale)]).info
+        bundled: dict[str, str] = {}
+        if self.options.bundle_model:  # the default locale's model in model/, any other beside it
+            others = sorted(
+                {e.info.id: e.info for e in self._by_locale.values() if e.info is not info}.items()
+            )
+            for folder, model in [("model/", info)] + [(f"model-{m.sha256[:12]}/", m) for _, m in others]:
+                for name in ("model.onnx", "tokenizer.json", "askdocs-model.json"):
+                    writer.add_file("model", folder + name, (model.path / name).read_bytes())
+                bundled[model.sha256] = folder
         manifest = Manifest(
             format=FORMAT_NAME,
             format_version=FORMAT_VERSION,
@@ -496,18 +519,8 @@ class IndexBuilder:
             site_url=self.options.site_url,
             default_locale=self.options.default_locale,
             locales=locales,
-            model={
-                "id": info.id,
-                "sha256": info.sha256,
-                "dim": info.dim,
-                "quantization": info.quantization,
-                "pooling": info.pooling,
-                "normalize": info.normalize,
-                "max_tokens": info.max_tokens,
-                "query_prefix": info.query_prefix,
-                "passage_prefix": info.passage_prefix,
-                "bundled": "model/" if self.options.bundle_model else None,
-            },
+            model=_model_json(info, bundled),
+            locale_models={loc: _model_json(e.info, bundled) for loc, e in sorted(self._by_locale.items())},
             embeddings={
                 "dim": info.dim,
                 "dtype": "int8",
@@ -595,9 +608,19 @@ def _title_text(title: str, description: str) -> str:
     return f"{title}. {description}" if description else title
 
 
-def _embed_text(title: str, headings: list[str], text: str) -> str:
-    header = " › ".join([title, *headings])
-    return f"{header}\n\n{text}"
+def _model_json(info: ModelInfo, bundled: dict[str, str]) -> dict:
+    return {
+        "id": info.id,
+        "sha256": info.sha256,
+        "dim": info.dim,
+        "quantization": info.quantization,
+        "pooling": info.pooling,
+        "normalize": info.normalize,
+        "max_tokens": info.max_tokens,
+        "query_prefix": info.query_prefix,
+        "passage_prefix": info.passage_prefix,
+        "bundled": bundled.get(info.sha256),
+    }
 
 
 def _chunk_hash(model_sha: str, text: str) -> str:

@@ -68,7 +68,7 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
     def __init__(self) -> None:
         self._builder: IndexBuilder | None = None
         self._root: Path | None = None
-        self._embedder = None  # kept across `mkdocs serve` rebuilds
+        self._embedders: dict = {}  # kept across `mkdocs serve` rebuilds
 
     def load_config(self, options, config_file_path=None):
         errors, warnings = super().load_config(options, config_file_path)
@@ -121,7 +121,7 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
             suggested_questions=self.config.suggested_questions,
         )
         try:
-            self._builder = IndexBuilder(options, embedder=self._embedder, logger=log)
+            self._builder = IndexBuilder(options, embedders=self._embedders, logger=log)
             self._builder.remember_previous()
         except AskdocsError as exc:
             raise PluginError(f"askdocs: {exc}") from exc
@@ -155,7 +155,7 @@ class AskdocsPlugin(BasePlugin[AskdocsConfig]):
             builder.build()
         except AskdocsError as exc:
             raise PluginError(f"askdocs: {exc}") from exc
-        self._embedder = builder.loaded_embedder
+        self._embedders = builder.loaded_embedders
 
 
 def _theme_locale(config: MkDocsConfig) -> str:

@@ -169,10 +169,8 @@ def node_available() -> bool:
 def example_corpus(example_site):
     """The example index loaded in-process (public + private sets), with its query embedder."""
     from askdocs.edge_runtime.corpus import load_corpus
-    from askdocs.edge_runtime.embedding import QueryEmbedder
 
-    corpus, embedder = load_corpus(str(example_site.shard_dir), str(example_site.private_dir))
-    return corpus, QueryEmbedder(embedder)
+    return load_corpus(str(example_site.shard_dir), str(example_site.private_dir))
 
 
 @pytest.fixture(scope="session")

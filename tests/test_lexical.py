@@ -320,7 +320,7 @@ def test_fast_build_without_documents_fails_like_lunr_py():
 
 def test_runtime_postings_are_the_lunr_index_flattened(example_site):
     """The build's postings files score exactly like the Lunr JSON next to them."""
-    from askdocs.lexical import LunrScorer, Postings
+    from askdocs.lexical import Postings, PostingsScorer
     from askdocs.shards import load_shards
 
     shards = load_shards(example_site.shard_dir)
@@ -334,4 +334,4 @@ def test_runtime_postings_are_the_lunr_index_flattened(example_site):
         assert np.array_equal(fresh.weights, stored.weights)
         assert isinstance(stored.docs.base, np.memmap) or isinstance(stored.docs, np.memmap)
         for query in (["install", "windows"], ["webhook", "proxy"], ["retención"], ["tfx", "1042"]):
-            assert search_terms(LunrScorer(stored), query) == search_terms(load_index(serialized), query)
+            assert search_terms(PostingsScorer(stored), query) == search_terms(load_index(serialized), query)

@@ -124,7 +124,10 @@ def test_export_is_reproducible(tmp_path, monkeypatch, model_info):
 
 
 def test_auto_model_choice():
-    assert models.choose_model("auto", {"en"}) == models.DEFAULT_MODEL
-    assert models.choose_model("auto", {"en", "es"}) == models.MULTILINGUAL_MODEL
-    assert models.choose_model("auto", {"de"}) == models.MULTILINGUAL_MODEL
-    assert models.choose_model("my/model", {"es"}) == "my/model"
+    assert models.choose_models("auto", {"en"}) == {"en": models.DEFAULT_MODEL}
+    assert models.choose_models("auto", {"en", "es"}) == {
+        "en": models.DEFAULT_MODEL,
+        "es": models.MULTILINGUAL_MODEL,
+    }
+    assert models.choose_models("auto", {"de"}) == {"de": models.MULTILINGUAL_MODEL}
+    assert models.choose_models("my/model", {"es", "en"}) == {"en": "my/model", "es": "my/model"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.query import identifier_tokens, search_query_for
+from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, RankWeights, hybrid_search
 
 from askdocs import lexical

@@ -1,0 +1,218 @@
+"""The second stage: re-score the fused candidates with what both retrievers know, and more.
+
+Each candidate gets a few signals that mean the same on any site, because each
+is relative to the other candidates of the same question: its rank in either
+retriever, its BM25 score against the best one, its cosine and its page
+title's cosine against the best ones, how much of the question's rarer words
+its heading path and its text hold, the question's exact identifiers, what kind
+of page it is, and how much of its page is among the candidates. A linear
+model weighs them (`scripts/fit_rerank.py` fits it, listwise, leave one corpus
+out, on the tuning corpora only); its score replaces the fused one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from askdocs.edge_runtime.corpus import ChunkRef
+from askdocs.edge_runtime.query import Query
+from askdocs.edge_runtime.scope import Scope
+
+FEATURES = (
+    "rrf_lexical",
+    "rrf_dense",
+    "lexical",
+    "dense",
+    "title",
+    "heading_cover",
+    "text_cover",
+    "identifiers",
+    "faq",
+    "changelog",
+    "changelog_asked",
+    "listing",
+    "page_hits",
+    "page_lexical",
+)
+MISSING_COSINE = 0.3  # how far below the best a candidate counts whose cosine is unknown
+
+
+@dataclass(frozen=True)
+class Reranker:
+    name: str
+    weights: dict[str, float]
+
+    def score(self, rows: list[dict[str, float]]) -> list[float]:
+        return [sum(self.weights.get(name, 0.0) * row[name] for name in FEATURES) for row in rows]
+
+
+# Fitted by scripts/fit_rerank.py on the tuning corpora (site_example, httpx, FastAPI en+es);
+# leave-one-corpus-out results in README "Quality".
+RERANKER = Reranker(
+    "askdocs-linear-1",
+    {
+        "rrf_lexical": 1.2,
+        "rrf_dense": 1.5,
+        "lexical": 3.0,
+        "dense": 14.0,
+        "title": 3.3,
+        "heading_cover": 2.8,
+        "text_cover": 3.0,
+        "identifiers": 1.0,
+        "faq": -1.0,
+        "changelog": -1.0,
+        "changelog_asked": 1.0,
+        "listing": -1.0,
+        "page_hits": -0.3,
+        "page_lexical": 0.2,
+    },
+)
+
+
+@dataclass
+class Candidate:
+    ref: ChunkRef
+    lexical_rank: int | None
+    dense_rank: int | None
+    lexical_score: float | None
+    dense_score: float | None
+
+
+def features(
+    scope: Scope, query: Query, candidates: list[Candidate], vector: np.ndarray | None
+) -> list[dict]:
+    """The signals of each candidate (see the module docstring); fills in the BM25 scores and
+    cosines the retrievers did not return for a candidate, so that every one is comparable."""
+    corpus = scope.corpus
+    locale = query.locale
+    _fill_lexical(scope, query, candidates)
+    if vector is not None:
+        _fill_dense(scope, candidates, vector)
+    pages = [(c.ref.set, corpus.chunk(c.ref).page) for c in candidates]
+    titles = _title_cosines(scope, pages, vector)
+    idf = _idf(scope, query)
+    total_idf = sum(idf.values()) or 1.0
+    best_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0) or 1.0
+    known = [c.dense_score for c in candidates if c.dense_score is not None]
+    best_dense = max(known, default=0.0)
+    best_title = max(titles.values(), default=0.0)
+    texts = _texts(scope, candidates)
+    page_hits: dict[tuple[int, int], int] = {}
+    page_lexical: dict[tuple[int, int], float] = {}
+    for rank, (candidate, page) in enumerate(zip(candidates, pages, strict=True)):
+        if rank < 20:
+            page_hits[page] = page_hits.get(page, 0) + 1
+        share = (candidate.lexical_score or 0.0) / best_lexical
+        page_lexical[page] = max(page_lexical.get(page, 0.0), share)
+    present = _terms_present(scope, query, candidates, idf)
+    rows = []
+    for candidate, page, text, held in zip(candidates, pages, texts, present, strict=True):
+        chunk = corpus.chunk(candidate.ref)
+        record = corpus.page(*page)
+        heading = corpus.sets[candidate.ref.set].heading_terms(candidate.ref.index, locale)
+        lowered = text.lower()
+        rows.append(
+            {
+                "rrf_lexical": _rrf(candidate.lexical_rank),
+                "rrf_dense": _rrf(candidate.dense_rank),
+                "lexical": (candidate.lexical_score or 0.0) / best_lexical,
+                "dense": (
+                    candidate.dense_score - best_dense
+                    if candidate.dense_score is not None
+                    else -MISSING_COSINE
+                ),
+                "title": titles.get(page, best_title - MISSING_COSINE) - best_title,
+                "heading_cover": sum(w for t, w in idf.items() if t in heading) / total_idf,
+                "text_cover": sum(w for t, w in idf.items() if t in held) / total_idf,
+                "identifiers": (
+                    sum(1 for t in query.identifiers if t in lowered) / len(query.identifiers)
+                    if query.identifiers
+                    else 0.0
+                ),
+                "faq": 1.0 if chunk.kind == "faq" else 0.0,
+                "changelog": 1.0 if record.kind == "changelog" and not query.temporal else 0.0,
+                "changelog_asked": 1.0 if record.kind == "changelog" and query.temporal else 0.0,
+                "listing": 1.0 if record.kind == "listing" else 0.0,
+                "page_hits": math.log1p(page_hits.get(page, 0)),
+                "page_lexical": page_lexical.get(page, 0.0),
+            }
+        )
+    return rows
+
+
+def _rrf(rank: int | None, k: int = 60) -> float:
+    return k / (k + 1 + rank) if rank is not None else 0.0
+
+
+def _fill_lexical(scope: Scope, query: Query, candidates: list[Candidate]) -> None:
+    from askdocs.lexical import query_tokens
+
+    tokens = query_tokens(query.text)
+    for set_index, loaded in enumerate(scope.corpus.sets):
+        index = loaded.lexical.get(query.locale)
+        todo = [c for c in candidates if c.ref.set == set_index and c.lexical_score is None]
+        if index is None or not todo:
+            continue
+        positions = [c.ref.index for c in todo]
+        scores = np.zeros(len(todo))
+        for term, weight in index.query_weights(tokens).items():
+            scores += weight * index.weights_for(term, positions)
+        for candidate, score in zip(todo, scores, strict=True):
+            candidate.lexical_score = float(score)
+
+
+def _fill_dense(scope: Scope, candidates: list[Candidate], vector: np.ndarray) -> None:
+    for set_index, loaded in enumerate(scope.corpus.sets):
+        todo = [c for c in candidates if c.ref.set == set_index and c.dense_score is None]
+        if todo:
+            cosines = loaded.dense.cosines(vector, [c.ref.index for c in todo])
+            for candidate, cosine in zip(todo, cosines, strict=True):
+                candidate.dense_score = float(cosine)
+
+
+def _title_cosines(scope: Scope, pages: list[tuple[int, int]], vector: np.ndarray | None) -> dict:
+    if vector is None:
+        return {}
+    out = {}
+    for set_index, loaded in enumerate(scope.corpus.sets):
+        rows = sorted({p for s, p in pages if s == set_index})
+        for page, cosine in zip(rows, loaded.titles.cosines(vector, rows), strict=True):
+            out[(set_index, page)] = float(cosine)
+    return out
+
+
+def _idf(scope: Scope, query: Query) -> dict[str, float]:
+    """BM25 idf of each key term over the reader's docs in the question's locale."""
+    counts, documents = scope.document_frequencies(query.locale, set(query.key_terms))
+    return {
+        t: math.log(1 + (documents - n + 0.5) / (n + 0.5)) for t, n in counts.items() if n > 0 and documents
+    }
+
+
+def _terms_present(scope: Scope, query: Query, candidates: list[Candidate], idf: dict) -> list[set[str]]:
+    """Which key terms each candidate's indexed text (with its title and headings) holds."""
+    held: list[set[str]] = [set() for _ in candidates]
+    for set_index, loaded in enumerate(scope.corpus.sets):
+        index = loaded.lexical.get(query.locale)
+        rows = [i for i, c in enumerate(candidates) if c.ref.set == set_index]
+        if index is None or not rows:
+            continue
+        positions = [candidates[i].ref.index for i in rows]
+        for term in idf:
+            found = index.weights_for(term, positions) > 0
+            for row, hit in zip(rows, found, strict=True):
+                if hit:
+                    held[row].add(term)
+    return held
+
+
+def _texts(scope: Scope, candidates: list[Candidate]) -> list[str]:
+    corpus = scope.corpus
+    out = []
+    for candidate in candidates:
+        chunk = corpus.chunk(candidate.ref)
+        page = corpus.chunk_page(candidate.ref)
+        out.append(" ".join([page.title, *chunk.headings]) + "\n" + corpus.text(candidate.ref))
+    return out
