@@ -292,6 +292,11 @@ class ShardSet:
 
 
 def read_manifest(folder: Path) -> Manifest:
+    return Manifest.from_json(peek_manifest(folder))
+
+
+def peek_manifest(folder: Path) -> dict:
+    """The manifest's fields, of any format version (a build may replace an older set)."""
     path = folder / MANIFEST
     if not path.is_file():
         raise ShardError(f"no {MANIFEST} in {folder}: build the site with askdocs first")
@@ -299,7 +304,10 @@ def read_manifest(folder: Path) -> Manifest:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ShardError(f"{path} is not valid JSON: {exc}") from exc
-    return Manifest.from_json(data)
+    name = data.get("format") if isinstance(data, dict) else None
+    if name != FORMAT_NAME:
+        raise ShardError(f"not an askdocs manifest (format={name!r})")
+    return data
 
 
 def _verified(folder: Path, entry: ShardFile) -> bytes:

@@ -29,7 +29,6 @@ def shard_folder(site_or_index: str | Path) -> Path:
 def search_site(site_or_index: str | Path, query: str, k: int = 10, locale: str | None = None) -> dict:
     """What `GET /api/search` answers an anonymous reader, computed in-process."""
     from askdocs.edge_runtime.corpus import load_corpus
-    from askdocs.edge_runtime.embedding import QueryEmbedder
     from askdocs.edge_runtime.query import search_query_for
     from askdocs.edge_runtime.results import result_json
     from askdocs.edge_runtime.scope import Reader, make_scope
@@ -41,7 +40,7 @@ def search_site(site_or_index: str | Path, query: str, k: int = 10, locale: str 
         raise AskdocsError("-k must be between 1 and 50")
     corpus, embedder = load_corpus(str(shard_folder(site_or_index)), None)
     scope = make_scope(corpus, Reader.public())
-    outcome = hybrid_search(scope, QueryEmbedder(embedder), search_query_for(query, locale, scope), k)
+    outcome = hybrid_search(scope, embedder, search_query_for(query, locale, scope), k)
     return {
         "query": query,
         "locale": outcome.locale,

@@ -78,6 +78,7 @@ class Candidate:
     dense_rank: int | None
     lexical_score: float | None
     dense_score: float | None
+    terms: frozenset[str] = frozenset()  # the question's key terms it holds (filled by `features`)
 
 
 def features(
@@ -107,6 +108,8 @@ def features(
         share = (candidate.lexical_score or 0.0) / best_lexical
         page_lexical[page] = max(page_lexical.get(page, 0.0), share)
     present = _terms_present(scope, query, candidates, idf)
+    for candidate, held in zip(candidates, present, strict=True):
+        candidate.terms = frozenset(held)
     rows = []
     for candidate, page, text, held in zip(candidates, pages, texts, present, strict=True):
         chunk = corpus.chunk(candidate.ref)

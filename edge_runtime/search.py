@@ -37,6 +37,7 @@ class RankWeights:
     pool: int = 40  # fused candidates the second stage re-scores
     stage: str = "rerank"  # what orders the results (the others are for measuring: STAGES)
     near_duplicate: float = 0.8  # chunk cosine above which dated passages compete
+    rival: float = 0.5  # ... or holding the same asked terms, at this share of the other's score
     reranker: rerank.Reranker = rerank.RERANKER
 
 
@@ -92,24 +93,43 @@ def hybrid_search(
     dedupe: bool = True,
 ) -> SearchOutcome:
     started = time.perf_counter()
-    corpus = scope.corpus
+    outcome, ranked, vector = fused_candidates(scope, embedder, query, weights)
+    if weights.stage == "rerank" and ranked:
+        try:
+            ranked = _second_stage(scope, query, ranked[: max(weights.pool, k)], vector, weights)
+            outcome.retrievers.append("rerank")
+        except Exception as exc:  # the fused order serves, and the response says so
+            log.exception("second stage failed")
+            outcome.errors["rerank"] = f"{type(exc).__name__}: {exc}"
+    if vector is not None:
+        head = max(k * 3, 30)
+        ranked = _newest_wins(scope.corpus, ranked[:head], weights, query.key_terms) + ranked[head:]
+    if dedupe:
+        ranked = _dedupe(scope.corpus, ranked)
+    outcome.hits = ranked[:k]
+    outcome.took_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def fused_candidates(
+    scope: Scope, embedder: QueryEmbedder | None, query: Query, weights: RankWeights = DEFAULT_WEIGHTS
+) -> tuple[SearchOutcome, list[Hit], np.ndarray | None]:
+    """Both retrievers' candidates, ordered by `weights.stage` (the second stage orders the
+    fused pool afterwards), and the question's vector (None when dense retrieval failed)."""
     text, loc = query.text, query.locale
     outcome = SearchOutcome(query, [], [])
     candidates: dict[ChunkRef, Hit] = {}
-
-    lex = _lexical(scope, text, loc, weights.candidates)
-    outcome.retrievers.append("lexical")
-    for rank, (ref, score, matched) in enumerate(lex):
+    for rank, (ref, score, matched) in enumerate(_lexical(scope, text, loc, weights.candidates)):
         hit = candidates.setdefault(ref, Hit(ref, 0.0))
         hit.lexical_rank, hit.lexical_score, hit.matched = rank, score, matched
-
-    query_vector = None
+    outcome.retrievers.append("lexical")
+    vector = None
     if embedder is None:
         outcome.errors["dense"] = "no embedding model loaded"
     else:
         try:
-            query_vector = embedder.vector(text, loc)
-            dense, outcome.dense_stats = _dense(scope, query_vector, loc, weights.candidates)
+            vector = embedder.vector(text, loc)
+            dense, outcome.dense_stats = _dense(scope, vector, loc, weights.candidates)
             for rank, (ref, score) in enumerate(dense):
                 hit = candidates.setdefault(ref, Hit(ref, 0.0))
                 hit.dense_rank, hit.dense_score = rank, score
@@ -117,29 +137,12 @@ def hybrid_search(
         except Exception as exc:  # reported in the response, /healthz and metrics
             log.exception("dense retrieval failed")
             outcome.errors["dense"] = f"{type(exc).__name__}: {exc}"
-            query_vector = None
-
+            vector = None
     kk = weights.rrf_k
     for hit in candidates.values():
-        hit.fused = sum(
-            1.0 / (kk + rank + 1) for rank in (hit.lexical_rank, hit.dense_rank) if rank is not None
-        )
-    ranked = _order(candidates.values(), weights.stage)
-    if weights.stage == "rerank" and ranked:
-        try:
-            ranked = _second_stage(scope, query, ranked[: max(weights.pool, k)], query_vector, weights)
-            outcome.retrievers.append("rerank")
-        except Exception as exc:  # the fused order serves, and the response says so
-            log.exception("second stage failed")
-            outcome.errors["rerank"] = f"{type(exc).__name__}: {exc}"
-    if query_vector is not None:
-        head = max(k * 3, 30)
-        ranked = _newest_wins(corpus, ranked[:head], weights) + ranked[head:]
-    if dedupe:
-        ranked = _dedupe(corpus, ranked)
-    outcome.hits = ranked[:k]
-    outcome.took_ms = (time.perf_counter() - started) * 1000
-    return outcome
+        ranks = (hit.lexical_rank, hit.dense_rank)
+        hit.fused = sum(1.0 / (kk + rank + 1) for rank in ranks if rank is not None)
+    return outcome, _order(candidates.values(), weights.stage), vector
 
 
 def _order(hits, stage: str) -> list[Hit]:
@@ -159,10 +162,8 @@ def _order(hits, stage: str) -> list[Hit]:
     return sorted(chosen, key=lambda h: (-h.score, h.ref.set, h.ref.index))
 
 
-def _second_stage(
-    scope: Scope, query: Query, pool: list[Hit], vector: np.ndarray | None, weights: RankWeights
-) -> list[Hit]:
-    candidates = [
+def pool_candidates(pool: list[Hit]) -> list[rerank.Candidate]:
+    return [
         rerank.Candidate(
             h.ref,
             h.lexical_rank,
@@ -172,10 +173,17 @@ def _second_stage(
         )
         for h in pool
     ]
+
+
+def _second_stage(
+    scope: Scope, query: Query, pool: list[Hit], vector: np.ndarray | None, weights: RankWeights
+) -> list[Hit]:
+    candidates = pool_candidates(pool)
     scores = weights.reranker.score(rerank.features(scope, query, candidates, vector))
     best = max(scores)
     for hit, candidate, score in zip(pool, candidates, scores, strict=True):
         hit.rerank_score = score
+        hit.matched = frozenset(candidate.terms)
         hit.score = math.exp(score - best)
         hit.lexical_score = candidate.lexical_score or 0.0
         if candidate.dense_score is not None:
@@ -215,8 +223,12 @@ def _dense(scope: Scope, query: np.ndarray, locale: str, limit: int):
     return found[:limit], (mean, std)
 
 
-def _newest_wins(corpus: Corpus, ranked: list[Hit], weights: RankWeights) -> list[Hit]:
-    """Of two similar dated passages, the newer never ranks below the older."""
+def _newest_wins(
+    corpus: Corpus, ranked: list[Hit], weights: RankWeights, asked: frozenset[str] = frozenset()
+) -> list[Hit]:
+    """Of two similar dated passages, the newer never ranks below the older. Similar: nearly
+    the same text (cosine), or holding the same asked terms with a comparable score (release
+    notes of two versions that both set "the default retention for raw samples")."""
     dated = [h for h in ranked if corpus.chunk(h.ref).lastmod]
     if len(dated) < 2:
         return ranked
@@ -228,7 +240,9 @@ def _newest_wins(corpus: Corpus, ranked: list[Hit], weights: RankWeights) -> lis
             newer_date = corpus.chunk(newer.ref).lastmod
             if not newer_date or newer_date <= older_date:
                 continue
-            if _similarity(corpus, older.ref, newer.ref) >= weights.near_duplicate:
+            said = older.matched & asked
+            rivals = bool(said) and said <= newer.matched and newer.score >= weights.rival * older.score
+            if rivals or _similarity(corpus, older.ref, newer.ref) >= weights.near_duplicate:
                 newer.score = max(newer.score, older.score * 1.0001)
     return sorted(ranked, key=lambda h: (-h.score, h.ref.set, h.ref.index))
 

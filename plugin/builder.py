@@ -38,7 +38,7 @@ from askdocs.shards import (
     chunk_text,
     json_bytes,
     load_shards,
-    read_manifest,
+    peek_manifest,
 )
 
 log = logging.getLogger("askdocs.build")
@@ -553,7 +553,7 @@ class IndexBuilder:
 def _check_target(folder: Path) -> None:
     if folder.is_dir() and any(folder.iterdir()):
         try:
-            read_manifest(folder)
+            peek_manifest(folder)  # an older format version is replaced like any earlier build
         except ShardError as exc:
             raise BuildError(
                 f"{folder} is not empty and does not hold an askdocs shard set; refusing to "

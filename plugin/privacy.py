@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from askdocs.errors import BuildError, ShardError
-from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR, Manifest, read_manifest
+from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR, peek_manifest
 
 _URL_BLOCK = re.compile(r"\s*<url>.*?</url>", re.S)
 _LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.S)
@@ -42,11 +42,12 @@ def check_private_dir(private_dir: Path, site_dir: Path) -> None:
             )
 
 
-def _existing(private_dir: Path) -> Manifest | None:
+def _existing(private_dir: Path) -> dict | None:
+    """The manifest fields of the shard set already there (any format version), if any."""
     if not (private_dir / MANIFEST).is_file():
         return None
     try:
-        return read_manifest(private_dir)
+        return peek_manifest(private_dir)
     except ShardError:
         return None
 
@@ -54,10 +55,10 @@ def _existing(private_dir: Path) -> Manifest | None:
 def check_owner(private_dir: Path, owner: str) -> None:
     """Two sites must not share one private folder (the second would overwrite the first)."""
     manifest = _existing(private_dir)
-    if manifest is not None and manifest.owner not in (None, owner):
+    if manifest is not None and manifest.get("owner") not in (None, owner):
         raise BuildError(
             f"the private shard folder {private_dir} holds the restricted pages of another site "
-            f"({manifest.owner}); give each site its own folder with the `private_dir` plugin "
+            f"({manifest.get('owner')}); give each site its own folder with the `private_dir` plugin "
             "option (or `askdocs build --private-dir`)"
         )
 
@@ -65,7 +66,7 @@ def check_owner(private_dir: Path, owner: str) -> None:
 def remove_stale_private_set(private_dir: Path, owner: str, log: logging.Logger) -> None:
     """A site with no restricted pages keeps no private set from an earlier build."""
     manifest = _existing(private_dir)
-    if manifest is not None and manifest.visibility == "private" and manifest.owner == owner:
+    if manifest is not None and manifest.get("visibility") == "private" and manifest.get("owner") == owner:
         shutil.rmtree(private_dir)
         log.info("no restricted pages any more; removed the old private set %s", private_dir)
 

@@ -41,14 +41,14 @@ build() {
     fastapi)
       "$PY" -m mkdocs build -q -f "$CORPORA/fastapi/mkdocs.yml" -d "$OUT/fastapi"
       "$PY" -m mkdocs build -q -f "$CORPORA/fastapi/mkdocs.es.yml" -d "$OUT/fastapi/es"
-      "$PY" -m askdocs.cli build "$OUT/fastapi" -q ;;
+      "$PY" -m askdocs.cli build "$OUT/fastapi" -q --private-dir "$OUT/fastapi.private" ;;
     *)
       if [ ! -f "$CORPORA/$corpus/mkdocs.yml" ]; then
         echo "eval.sh: no corpus $CORPORA/$corpus/mkdocs.yml" >&2
         return 2
       fi
       "$PY" -m mkdocs build -q -f "$CORPORA/$corpus/mkdocs.yml" -d "$OUT/$corpus"
-      "$PY" -m askdocs.cli build "$OUT/$corpus" -q ;;
+      "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
   esac
 }
 

@@ -175,9 +175,8 @@ def run(sites: dict[str, Site], questions: dict[str, list], methods: list[str]) 
                 sims = matrix[loc_rows] @ qv
                 short = "minilm" if "MiniLM" in model else "e5"
                 rankings[short] = rank_rows(sims, loc_rows)
-            from askdocs.edge_runtime.search import hybrid_search
-
             from askdocs.edge_runtime.query import search_query_for
+            from askdocs.edge_runtime.search import hybrid_search
 
             outcome = hybrid_search(site.scope, site.embedder, search_query_for(text, locale, site.scope), 60,
                                     dedupe=False)
@@ -236,7 +235,7 @@ FEATURES = [
 
 def candidate_table(site: Site, q, models: tuple[str, ...], pool: int = 40):
     from askdocs.edge_runtime.conversation import Turn, search_query
-    from askdocs.edge_runtime.query import identifier_tokens, key_terms, TEMPORAL
+    from askdocs.edge_runtime.query import TEMPORAL, identifier_tokens, key_terms
 
     text = search_query(q.question, tuple(Turn(t["role"], t["content"]) for t in q.history))
     locale = q.locale

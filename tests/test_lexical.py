@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 
 from askdocs import lexical
-from askdocs.lexical import LexicalDoc, build_index, load_index, query_tokens, search, search_terms
+from askdocs.lexical import (
+    LexicalDoc,
+    PostingsScorer,
+    bm25_postings,
+    build_index,
+    contextual_text,
+    load_index,
+    query_tokens,
+    search,
+    search_terms,
+)
 from tests.conftest import NODE_DIR, node_available
 
 EN_DOCS = [
@@ -318,20 +328,47 @@ def test_fast_build_without_documents_fails_like_lunr_py():
         build_index("en", [])
 
 
-def test_runtime_postings_are_the_lunr_index_flattened(example_site):
-    """The build's postings files score exactly like the Lunr JSON next to them."""
-    from askdocs.lexical import Postings, PostingsScorer
-    from askdocs.shards import load_shards
+def test_runtime_postings_are_bm25_over_the_contextual_chunks(example_site):
+    """The build's postings files are BM25 over each chunk with its page title and heading
+    path, for the same chunks as the Lunr JSON next to them (which lunr.js loads)."""
+    from askdocs.plugin.extract import strip_links
+
+    from askdocs.lexical import Postings, bm25_postings, contextual_text
+    from askdocs.shards import chunk_text, load_shards
 
     shards = load_shards(example_site.shard_dir)
-    assert set(shards.postings) == {"en", "es"} and shards.lunr == {}  # no JSON parsed
+    assert set(shards.postings) == {"en", "es"}
     manifest = json.loads((example_site.shard_dir / "manifest.json").read_text())
     for entry in (f for f in manifest["files"] if f["role"] == "lunr"):
+        locale = entry["locale"]
         serialized = json.loads((example_site.shard_dir / entry["path"]).read_text())
-        fresh, stored = Postings.from_lunr(serialized), shards.postings[entry["locale"]]
-        assert fresh.terms == stored.terms and fresh.refs == stored.refs
-        assert np.array_equal(fresh.offsets, stored.offsets) and np.array_equal(fresh.docs, stored.docs)
-        assert np.array_equal(fresh.weights, stored.weights)
+        stored = shards.postings[locale]
+        assert stored.refs == Postings.from_lunr(serialized).refs  # the same chunks, in order
+        docs = []
+        for ref in stored.refs:
+            chunk = shards.chunks[int(ref)]
+            page = shards.pages[chunk.page]
+            body = chunk_text(page, chunk)
+            body = body.partition("\n\n")[2] if chunk.kind == "faq" else strip_links(body)  # FAQ: Q › A
+            docs.append((ref, contextual_text(page.title, chunk.headings, body)))
+        fresh = bm25_postings(locale, docs)
+        assert fresh.terms == stored.terms
+        assert np.array_equal(fresh.docs, stored.docs) and np.allclose(fresh.weights, stored.weights)
         assert isinstance(stored.docs.base, np.memmap) or isinstance(stored.docs, np.memmap)
-        for query in (["install", "windows"], ["webhook", "proxy"], ["retención"], ["tfx", "1042"]):
-            assert search_terms(PostingsScorer(stored), query) == search_terms(load_index(serialized), query)
+
+
+def test_bm25_over_contextual_chunks_finds_a_section_by_its_heading_path():
+    """The runtime's lexical index: a passage is found by words only its page title and
+    heading path hold ("Register an endpoint" over a body that is only a command)."""
+    docs = [
+        ("0", contextual_text("Webhooks", ["Register an endpoint"], "Run `tallyfox webhook add --url URL`.")),
+        ("1", contextual_text("Networking", ["Proxy"], "Set HTTPS_PROXY so the endpoint is reached.")),
+        ("2", contextual_text("Webhooks", ["Payload"], "The body is JSON.")),
+    ]
+    scorer = PostingsScorer(bm25_postings("en", docs))
+    assert [ref for ref, _, _ in search(scorer, "how do I register an endpoint")][0] == "0"
+    # Okapi BM25: a term in fewer documents weighs more; the same term again adds less and less.
+    assert scorer.idf("regist") > scorer.idf("webhook") > 0
+    assert scorer.idf("nosuchterm") == 0.0
+    positions = [0, 1, 2]
+    assert (scorer.weights_for("webhook", positions) > 0).tolist() == [True, False, True]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.query import identifier_tokens, search_query_for
+from askdocs.edge_runtime.rerank import Reranker
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, RankWeights, hybrid_search
 
@@ -28,7 +30,7 @@ def pages(corpus, outcome) -> list[str]:
 def test_dense_answers_a_question_with_no_lexical_overlap(example_corpus, public_scope):
     corpus, embedder = example_corpus
     outcome = search(public_scope, embedder, "What are your monthly fees?", "en", 10)
-    assert outcome.retrievers == ["lexical", "dense"]
+    assert outcome.retrievers == ["lexical", "dense", "rerank"]
     pricing = [h for h in outcome.hits if corpus.chunk_page(h.ref).url == "/pricing/"]
     assert pricing, pages(corpus, outcome)
     assert all(h.lexical_rank is None for h in pricing)  # found by the dense retriever alone
@@ -64,22 +66,28 @@ def test_newest_of_conflicting_dated_passages_wins(example_corpus, public_scope)
     assert anchors.index("310") < anchors.index("240")
 
 
-def test_recency_weight_is_what_orders_them(example_corpus, public_scope):
-    corpus, embedder = example_corpus
-    flat = dataclasses.replace(RankWeights(), recency=0.0, near_duplicate=2.0)
-    outcome = search(public_scope, embedder, "default retention for raw samples", "en", 10, flat)
-    scores = {
-        corpus.chunk(h.ref).anchor: h.score
-        for h in outcome.hits
-        if corpus.chunk_page(h.ref).url == "/release-notes/"
-    }
-    tuned = search(public_scope, embedder, "default retention for raw samples", "en", 10)
-    tuned_scores = {
-        corpus.chunk(h.ref).anchor: h.score
-        for h in tuned.hits
-        if corpus.chunk_page(h.ref).url == "/release-notes/"
-    }
-    assert tuned_scores["310"] / tuned_scores["240"] > scores["310"] / scores["240"]
+def test_newer_of_two_similar_dated_passages_never_ranks_below_the_older(example_corpus):
+    """Whatever the ranker says, newer truth beats older similar text."""
+    from askdocs.edge_runtime.search import Hit, _newest_wins
+
+    corpus, _ = example_corpus
+    notes = [
+        ChunkRef(0, i)
+        for i, chunk in enumerate(corpus.sets[0].chunks)
+        if corpus.chunk_page(ChunkRef(0, i)).url == "/release-notes/" and chunk.anchor in ("240", "310")
+    ]
+    older, newer = sorted(notes, key=lambda ref: corpus.chunk(ref).lastmod)
+    asked = frozenset(lexical.stem_terms("en", "default retention raw samples"))
+
+    def order(older_score, newer_score, asked=asked, weights=DEFAULT_WEIGHTS):
+        ranked = [Hit(older, older_score, matched=asked), Hit(newer, newer_score, matched=asked)]
+        return [h.ref for h in _newest_wins(corpus, ranked, weights, asked)]
+
+    assert order(1.0, 0.6) == [newer, older]  # both set the default retention: the newer says it now
+    assert order(1.0, 0.2) == [older, newer]  # the newer one hardly matches: not a rival
+    assert order(1.0, 0.6, asked=frozenset()) == [older, newer]  # nothing asked in common
+    apart = dataclasses.replace(RankWeights(), near_duplicate=2.0, rival=2.0)
+    assert order(1.0, 0.6, weights=apart) == [older, newer]
 
 
 def test_canonical_page_outranks_the_listing_that_repeats_it(example_corpus, public_scope):
@@ -123,15 +131,44 @@ def test_snippet_is_plain_text_with_term_offsets(example_corpus, public_scope):
 class BrokenEmbedder:
     model_id = "broken"
 
-    def vector(self, text):
+    def vector(self, text, locale=None):
         raise RuntimeError("onnx session lost")
 
 
 def test_a_failed_dense_retriever_is_reported_not_hidden(public_scope):
     outcome = search(public_scope, BrokenEmbedder(), "install windows", "en", 5)
-    assert outcome.retrievers == ["lexical"]
+    assert outcome.retrievers == ["lexical", "rerank"]
     assert "onnx session lost" in outcome.errors["dense"]
     assert outcome.hits  # lexical still answers, and says it was alone
+
+
+class BrokenReranker(Reranker):
+    def score(self, rows):
+        raise ValueError("weights lost")
+
+
+def test_a_failed_second_stage_is_reported_and_the_fused_order_serves(example_corpus, public_scope):
+    corpus, embedder = example_corpus
+    broken = dataclasses.replace(RankWeights(), reranker=BrokenReranker("broken", {}))
+    outcome = search(public_scope, embedder, "install windows", "en", 5, broken)
+    assert outcome.retrievers == ["lexical", "dense"]
+    assert "weights lost" in outcome.errors["rerank"]
+    fused_only = dataclasses.replace(broken, stage="fused")
+    fused = search(public_scope, embedder, "install windows", "en", 5, fused_only)
+    assert [h.ref for h in outcome.hits] == [h.ref for h in fused.hits]
+
+
+@pytest.mark.parametrize("stage", ["lexical", "dense", "fused", "rerank"])
+def test_each_stage_can_rank_alone(example_corpus, public_scope, stage):
+    """What the quality tables compare: each retriever alone, fused, fused + second stage."""
+    corpus, embedder = example_corpus
+    weights = dataclasses.replace(RankWeights(), stage=stage)
+    outcome = search(public_scope, embedder, "How do I register a webhook endpoint?", "en", 10, weights)
+    assert pages(corpus, outcome)[0] == "/guides/webhooks/"
+    if stage == "lexical":
+        assert all(h.lexical_rank is not None for h in outcome.hits)
+    if stage == "dense":
+        assert all(h.dense_rank is not None for h in outcome.hits)
 
 
 @pytest.mark.parametrize("query", ["BLUE HERON", "on-call runbook escalation", "marigold-anvil-42"])

@@ -1,0 +1,128 @@
+"""Fit the second-stage ranker (edge_runtime/rerank.py) on the tuning sets; report every stage.
+
+For each answerable tuning question: the pipeline's own Query, the fused
+candidate pool (`search.fused_candidates`, exactly what the runtime re-ranks)
+and `rerank.features` for it; a candidate is relevant when its page is a gold
+page. A linear model is fitted listwise (softmax over each question's pool,
+L2), and measured leave-one-corpus-out: each tuning corpus is ranked by a
+model fitted on the others, through the real `hybrid_search`. Then the model
+fitted on all tuning corpora, to paste into `rerank.RERANKER`.
+
+    .venv/bin/python scripts/fit_rerank.py            (after scripts/eval.sh --no-chat built the sites)
+    .venv/bin/python scripts/fit_rerank.py --held-out (also measure the held-out sets, never fitted on)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from askdocs.edge_runtime import rerank
+from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, fused_candidates, hybrid_search, pool_candidates
+
+from askdocs import devsets
+from askdocs.evaluation import _Searcher, retrieval_scores
+
+L2 = 0.02
+STAGES = ("lexical", "dense", "fused", "rerank")
+
+
+def collect(dev: devsets.DevSet):
+    searcher = _Searcher(dev.site, dev.private)
+    rows = []
+    fused = dataclasses.replace(DEFAULT_WEIGHTS, stage="fused")
+    for question in dev.load():
+        if not question.answerable:
+            continue
+        query = searcher.query(question)
+        _, ranked, vector = fused_candidates(searcher.scope, searcher.embedder, query, fused)
+        pool = ranked[: fused.pool]
+        table = rerank.features(searcher.scope, query, pool_candidates(pool), vector)
+        x = np.array([[row[f] for f in rerank.FEATURES] for row in table])
+        y = np.array([searcher.corpus.chunk_page(h.ref).url in question.gold for h in pool], dtype=float)
+        rows.append((question, x, y))
+    return searcher, rows
+
+
+def fit(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = L2, steps: int = 3000) -> np.ndarray:
+    """Listwise: maximise the softmax probability of the relevant candidates of each question."""
+    stacked = np.vstack([x for x, _ in groups])
+    scale = stacked.std(axis=0) + 1e-6  # fit on standardised features, return raw weights
+    w = np.zeros(stacked.shape[1])
+    rate = 0.5
+    for _ in range(steps):
+        grad = np.zeros_like(w)
+        for x, y in groups:
+            s = (x / scale) @ w
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            target = y / y.sum()
+            grad += (x / scale).T @ (p - target)
+        w -= rate * (grad / len(groups) + l2 * w)
+    return w / scale
+
+
+def ranked_pages(searcher, question, weights) -> list[str]:
+    outcome = hybrid_search(searcher.scope, searcher.embedder, searcher.query(question), 30, weights)
+    out: list[str] = []
+    for hit in outcome.hits:
+        url = searcher.corpus.chunk_page(hit.ref).url
+        if url not in out:
+            out.append(url)
+    return out
+
+
+def measure(searcher, questions, reranker: rerank.Reranker, table, group: str) -> None:
+    for stage in STAGES:
+        weights = dataclasses.replace(DEFAULT_WEIGHTS, stage=stage, reranker=reranker)
+        for question in questions:
+            scores = retrieval_scores(ranked_pages(searcher, question, weights), question)
+            for key in (f"{group}:all", f"{group}:{question.kind}"):
+                table[stage][key].append(scores)
+
+
+def print_table(table) -> None:
+    keys = sorted({k for stage in table.values() for k in stage}, key=lambda k: (k.split(":")[0], k))
+    for metric in ("r@1", "r@5", "mrr"):
+        print(f"\n{metric:8}" + "".join(f"{k[:16]:>17}" for k in keys))
+        print(f"{'n':8}" + "".join(f"{len(table['fused'][k]):>17}" for k in keys))
+        for stage in STAGES:
+            values = [statistics.fmean(x[metric] for x in table[stage][k]) for k in keys]
+            print(f"{stage:8}" + "".join(f"{v:>17.3f}" for v in values))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--held-out", action="store_true", help="also measure the held-out sets")
+    parser.add_argument("--json", help="write the tables here")
+    args = parser.parse_args()
+    data = {dev.name: collect(dev) for dev in devsets.built(devsets.TUNING)}
+    table: dict = defaultdict(lambda: defaultdict(list))
+    for held in data:
+        train = [(x, y) for name, (_, rows) in data.items() if name != held for (_, x, y) in rows if y.any()]
+        w = fit(train)
+        loco = rerank.Reranker(f"loco-{held}", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
+        searcher, rows = data[held]
+        measure(searcher, [q for q, _, _ in rows], loco, table, "tuning(loco)")
+        shown = ", ".join(f"{f}={v:.2f}" for f, v in zip(rerank.FEATURES, w, strict=True))
+        print(f"fitted without {held}: {shown}")
+    w = fit([(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()])
+    final = rerank.Reranker("fitted", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
+    if args.held_out:
+        for dev in devsets.built(devsets.HELD_OUT):
+            searcher = _Searcher(dev.site, dev.private)
+            measure(searcher, [q for q in dev.load() if q.answerable], final, table, "held-out")
+    print_table(table)
+    weights = {f: round(float(v), 3) for f, v in zip(rerank.FEATURES, w, strict=True)}
+    print(f"\nRERANKER weights fitted on all tuning sets:\n{json.dumps(weights, indent=4)}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({s: {k: v for k, v in t.items()} for s, t in table.items()}))
+
+
+if __name__ == "__main__":
+    main()
