@@ -24,7 +24,9 @@ from askdocs.edge_runtime.search import SearchOutcome
 from askdocs import lexical
 
 MAX_SECTION_CHARS = 2400
+MAX_SECTIONS_PER_CHUNK = 4
 _LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
+
 
 @dataclass
 class Evidence:
@@ -173,13 +175,20 @@ def investigate(
                 lastmod=chunk.lastmod,
             )
             continue
-        anchor, _ = locate_in_chunk(corpus, hit.ref, query)
-        offset = chunk.start
-        for at, sec_anchor, _ in corpus.sets[hit.ref.set].sections(chunk.page):
-            if sec_anchor == anchor and chunk.start <= at < chunk.end:
-                offset = at
-                break
-        collector.add(hit.ref.set, chunk.page, offset, "section", weight * (0.97**rank), hit.ref)
+        # A chunk may hold several small sections: each is evidence of its own (the answer cites
+        # the one its words come from), the one that best matches the question first.
+        best, _ = locate_in_chunk(corpus, hit.ref, query)
+        inside = [
+            (at, anchor)
+            for at, anchor, _ in corpus.sets[hit.ref.set].sections(chunk.page)
+            if chunk.start < at < chunk.end
+        ]
+        parts = [(chunk.start, chunk.anchor), *inside][:MAX_SECTIONS_PER_CHUNK]
+        parts.sort(key=lambda part: part[1] != best)
+        for position, (offset, _) in enumerate(parts):
+            collector.add(
+                hit.ref.set, chunk.page, offset, "section", weight * 0.97**rank * 0.99**position, hit.ref
+            )
 
     for token in identifiers[:3]:
         pattern = regex.escape(token)
@@ -276,9 +285,7 @@ CONFIDENCE = ConfidenceModel(
 _ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")
 # Tokens the identifier pattern catches that are ordinary words, not names: sizes and
 # durations (30s, 10MB), hyphenated or slashed words (air-gapped, js/css), 4xx/5xx, e.g.
-_WEAK_IDENTIFIER = re.compile(
-    r"\d+(\.\d+)?[a-z]{1,3}|[a-z]+(-[a-z]+)+|[a-z]+/[a-z]+|\dxx/\dxx|[a-z]\.[a-z]"
-)
+_WEAK_IDENTIFIER = re.compile(r"\d+(\.\d+)?[a-z]{1,3}|[a-z]+(-[a-z]+)+|[a-z]+/[a-z]+|\dxx/\dxx|[a-z]\.[a-z]")
 
 
 def term_weights(frequencies: tuple[dict[str, int], int], terms: set[str]) -> dict[str, float]:

@@ -1,10 +1,24 @@
-"""The offline synthesiser: a short answer made only of the documentation's own words.
+"""The offline synthesiser: the one thing asked, in the documentation's own words.
 
-Evidence sections are cut into units (sentences, list items, table rows,
-whole code blocks); the units that carry the question's terms and exact
-identifiers are quoted verbatim, in document order, grouped by source, each
-group followed by its source as a link ("From: [Title › Section](/page/#anchor)"). Of
-two near-identical dated passages only the newest is quoted.
+Evidence sections are cut into units (sentences, list items, table rows, whole
+code blocks); each unit is scored for how well it answers the question: the
+question's key terms it holds (rarer terms weigh more, a follow-up's own words
+more than borrowed ones), the heading it sits under, the question's exact
+identifiers, its meaning (the dense model), and how strongly retrieval rated
+its section. The answer leads with the best unit (the sentence, or the one
+table row, that answers), then quotes the few units around it that carry its
+conditions (or the list or code block it introduces), then names its section.
+When the question asks for something that part does not hold (a second fact, a
+second page), the best unit holding it follows, with its own source. Of two
+near-identical dated passages only the newest is quoted.
+
+Rendered per source group:
+
+    <the lead: sentence(s) or table row(s)>
+
+    > <supporting context, quoted>        (or a fenced code block, or a list)
+
+    From: [Page › Section](/page/#anchor)
 """
 
 from __future__ import annotations
@@ -12,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence
@@ -21,28 +35,27 @@ from askdocs.edge_runtime.query import Query
 
 from askdocs import lexical
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[*])")
 _FENCE = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
 _LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
 _PROCEDURAL = re.compile(
-    r"\b(how|command|install|run|start|configure|set ?up|enable|example|syntax|create|add|"
-    r"cómo|como|comando|instalar|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
+    r"\b(how|command|install|run|start|configure|set ?up|enable|example|syntax|create|add|register|"
+    r"cómo|como|comando|instalar|instalo|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
     re.I,
 )
 _POINTER = re.compile(
     r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
 )
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
-MAX_PROSE_WORDS = 180
+MAX_POOL = 8  # evidence sections considered
+MAX_UNITS = 60
 MAX_CODE_LINES = 24
-MAX_UNITS = 40
-RELEVANCE_CHARS = 160  # of each unit, for the dense model
+RELEVANCE_CHARS = 200  # of each unit (with its heading), for the dense model
 DENSE_WEIGHT = 1.2
-SELECT_RATIO = 0.35  # units scoring below this share of the best one are left out
-MAX_SOURCES = 2
-SECOND_SOURCE_RATIO = 0.6
-WINDOW = True
-WINDOW_WORDS = 60
+CONTEXT_WORDS = 45  # supporting context quoted around the lead
+ROW_RATIO = 0.6  # other rows of the lead's table quoted when they score this close to it
+SECOND_RATIO = 0.3  # a second part must score at least this share of the lead
+MISSING_SHARE = 0.25  # ... and the first part must leave this share of the question unanswered
 
 
 @dataclass
@@ -113,6 +126,17 @@ class Composition:
     cited: list[Evidence]
 
 
+@dataclass
+class _Group:
+    evidence: int
+    leads: list[Unit]
+    support: list[Unit] = field(default_factory=list)
+
+    @property
+    def units(self) -> list[Unit]:
+        return self.leads + self.support
+
+
 def compose(
     query: Query,
     evidence: list[Evidence],
@@ -121,36 +145,54 @@ def compose(
 ) -> Composition:
     """The answer's parts and the evidence it quotes (its citations).
 
-    `relevance` (optional) gives each unit's semantic similarity to the question
-    (the dense model); units are scored by it together with term overlap.
-    A follow-up's own words (`query.focus`, "and on Windows?") count double against
-    those borrowed from the earlier question.
-    `term_weights`: how telling each key term is in these docs (`Investigation.term_weights`):
-    "memory" says more than "server" in a server product's docs.
+    `relevance` (optional) gives each unit's semantic similarity to the question (the dense
+    model). `term_weights`: how telling each key term is in these docs
+    (`Investigation.term_weights`): "memory" says more than "server" in a server's docs.
     """
-    locale, key_terms, identifiers = query.locale, set(query.key_terms), list(query.identifiers)
-    focus = set(query.focus)
-    rarity = term_weights or {}
-    if not evidence:
-        return Composition([], [])
-    procedural = bool(_PROCEDURAL.search(query.message))
-    pool = evidence[:5]
+    pool = evidence[:MAX_POOL]
     units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
+    if not units:
+        return Composition([], [])
+    unit_terms = [_terms(query.locale, u.text) for u in units]
+    _score(query, pool, units, unit_terms, term_weights or {}, relevance)
+    stale = {id(units[i]) for i in _superseded(units, unit_terms, pool)}
+    ranked = sorted((u for u in units if u.score > 0 and id(u) not in stale), key=lambda u: -u.score)
+    if not ranked:
+        return Composition([], [])
+    terms_of = {id(u): t for u, t in zip(units, unit_terms, strict=True)}
+    first = _group(ranked[0], units, query, stale)
+    groups = [first]
+    second = _second_part(query, ranked, first, pool, terms_of, term_weights or {})
+    if second is not None:
+        if second.evidence == first.evidence:
+            first.leads.append(second)
+        else:
+            groups.append(_group(second, units, query, stale))
+    parts: list[Part] = []
+    cited: list[Evidence] = []
+    for group in groups:
+        source = pool[group.evidence]
+        parts += _render(group, source, query.locale)
+        cited.append(source)
+    return Composition(parts, cited)
+
+
+def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
+    key_terms, focus, identifiers = set(query.key_terms), set(query.focus), query.identifiers
+    procedural = bool(_PROCEDURAL.search(query.message))
     dense = None
-    if relevance and units:
-        dense = _standardized(relevance([u.text[:RELEVANCE_CHARS] for u in units]))
+    if relevance is not None:
+        texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in units]
+        dense = _standardized(relevance(texts))
     frequency: dict[str, int] = {}
-    unit_terms = []
-    for unit in units:
-        terms = _terms(locale, unit.text)
-        unit_terms.append(terms)
+    for terms in unit_terms:
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
-    headings = [_terms(locale, e.heading) for e in pool]
-    # How much of the question each whole section covers: answers come from sections
-    # that address all of it, not from stray sentences that share a word or two.
+    headings = [_terms(query.locale, e.heading) for e in pool]
+    # How much of the question each whole section covers: answers come from sections that
+    # address all of it, not from stray sentences that share a word or two.
     coverage = [
-        len((_terms(locale, e.text) | headings[i]) & key_terms) / len(key_terms) if key_terms else 1.0
+        len((_terms(query.locale, e.text) | headings[i]) & key_terms) / len(key_terms) if key_terms else 1.0
         for i, e in enumerate(pool)
     ]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
@@ -164,8 +206,7 @@ def compose(
         )
         if dense is not None:
             score += DENSE_WEIGHT * dense[position]
-        lowered = unit.text.lower()
-        heading = source.heading.lower()
+        lowered, heading = unit.text.lower(), source.heading.lower()
         score += sum(2.5 if token in lowered else 1.5 if token in heading else 0.0 for token in identifiers)
         if unit.kind == "code":
             score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
@@ -176,33 +217,117 @@ def compose(
         score *= (0.55 + 0.45 * source.score) * (0.4 + 0.6 * coverage[unit.evidence])
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
-    chosen = _choose(units, unit_terms, pool)
-    if not chosen:
-        chosen = [u for u in units if u.evidence == 0][:2]
-    chosen = _drop_redundant_sources(chosen, units, unit_terms, key_terms, identifiers, pool)
-    chosen = _with_continuations(chosen, units)
-    groups: dict[int, list[Unit]] = {}
-    for unit in sorted(chosen, key=lambda u: (u.evidence, u.order)):
-        groups.setdefault(unit.evidence, []).append(unit)
+
+
+def _heading(evidence: Evidence) -> str:
+    return evidence.heading.split(" › ")[-1]
+
+
+def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int]) -> _Group:
+    """The lead and the few units that carry its conditions, its list or its code."""
+    same = sorted(
+        (u for u in units if u.evidence == lead.evidence and id(u) not in stale), key=lambda u: u.order
+    )
+    group = _Group(lead.evidence, [lead])
+    if lead.kind == "row":  # other rows only when they answer about as well (never the whole table)
+        header = lead.text.partition("\n")[0]
+        rows = [u for u in same if u.kind == "row" and u is not lead and u.text.partition("\n")[0] == header]
+        group.leads += [u for u in sorted(rows, key=lambda u: -u.score) if u.score >= ROW_RATIO * lead.score][
+            :6
+        ]
+        return group
+    at = next(i for i, u in enumerate(same) if u is lead)
+    following = same[at + 1 :]
+    if lead.kind == "prose" and lead.text.rstrip().endswith(":"):
+        group.support += _continuation(following)
+        return group
+    if lead.kind == "code":
+        before = same[at - 1] if at > 0 else None
+        if before is not None and before.kind == "prose":
+            group.support.append(before)  # what the code does, in the docs' words
+        return group
+    words = 0
+    for unit in following:  # what follows a sentence usually qualifies it
+        if unit.kind == "code":
+            if _PROCEDURAL.search(query.message) and not any(u.kind == "code" for u in group.support):
+                group.support.append(unit)
+            break
+        if unit.kind == "row" or words >= CONTEXT_WORDS:
+            break
+        group.support.append(unit)
+        words += len(unit.text.split())
+        if unit.text.rstrip().endswith(":"):
+            group.support += _continuation(same[same.index(unit) + 1 :])
+            break
+    if words < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
+        group.support.insert(0, same[at - 1])
+    return group
+
+
+def _continuation(following: list[Unit]) -> list[Unit]:
+    """What a sentence ending with a colon introduces: its list items, or one code block."""
+    out: list[Unit] = []
+    for unit in following[:8]:
+        if unit.kind == "code":
+            return out or [unit]  # a list, or the code block right after the colon
+        if unit.kind == "prose" and not _LIST_ITEM.match(unit.text) and out:
+            break
+        out.append(unit)
+    return out
+
+
+def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit | None:
+    """The best unit holding what the first part leaves unanswered (a second fact, a second
+    page), or the section the first part points to ("as described on [Networking](...)")."""
+    key_terms = set(query.key_terms)
+    covered = set().union(*(terms_of[id(u)] for u in first.units)) | _terms(
+        query.locale, pool[first.evidence].heading
+    )
+    weight = {t: rarity.get(t, 1.0) for t in key_terms}
+    total = sum(weight.values()) or 1.0
+    missing = {t for t in key_terms - covered}
+    lead = first.leads[0]
+    taken = {id(u) for u in first.units}
+    if sum(weight[t] for t in missing) / total >= MISSING_SHARE:
+        for unit in ranked:
+            if unit.score < SECOND_RATIO * lead.score:
+                break
+            if id(unit) not in taken and terms_of[id(unit)] & missing:
+                return unit
+    targets = {t.split("#")[0] for u in first.units for _, t in _LINK.findall(u.text)}
+    for unit in ranked:
+        if unit.score < SECOND_RATIO * lead.score:
+            break
+        if pool[unit.evidence].page_url in targets and unit.evidence != first.evidence:
+            return unit
+    return None
+
+
+def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
     parts: list[Part] = []
-    cited: list[Evidence] = []
-    for index in sorted(groups, key=lambda i: min(-u.score for u in groups[i])):
-        source = pool[index]
-        dated = (
-            f" — {source.lastmod}"
-            if source.lastmod and source.kind != "faq" and _has_section_date(source)
-            else ""
-        )
-        label = re.sub(r"([\\\[\]])", r"\\\1", source.label)  # `#[doc]` stays `#[doc]` in the link text
-        parts.append(Part("support", _render(groups[index]), source.url))
-        parts.append(Part("source", f"{phrase(locale, 'from')}: [{label}]({source.url}){dated}", source.url))
-        cited.append(source)
-    return Composition(parts, cited)
+    if group.leads[0].kind == "row":
+        parts.append(Part("lead", "\n".join(_row_item(u.text) for u in group.leads), source.url))
+    elif group.leads[0].kind == "code":
+        parts.append(Part("lead", _trim_code(group.leads[0].text), source.url))
+    else:
+        parts.append(Part("lead", " ".join(u.text for u in group.leads), source.url))
+    for block in _blocks_of(sorted(group.support, key=lambda u: u.order)):
+        kind = "code" if block.startswith("```") else "support"
+        text = block if kind == "code" else "\n".join("> " + line for line in block.split("\n"))
+        parts.append(Part(kind, text, source.url))
+    dated = (
+        f" — {source.lastmod}"
+        if source.lastmod and source.kind != "faq" and _has_section_date(source)
+        else ""
+    )
+    label = re.sub(r"([\\\[\]])", r"\\\1", source.label)  # `#[doc]` stays `#[doc]` in the link text
+    parts.append(Part("source", f"{phrase(locale, 'from')}: [{label}]({source.url}){dated}", source.url))
+    return parts
 
 
-def _render(units: list[Unit]) -> str:
+def _blocks_of(units: list[Unit]) -> list[str]:
     """Quoted units in document order: sentences run on, list items keep their lines,
-    table rows become list items that name their columns (readable in any renderer)."""
+    table rows become list items that name their columns, code blocks stay whole."""
     blocks: list[str] = []
     current: list[str] = []
     mode = ""
@@ -224,7 +349,7 @@ def _render(units: list[Unit]) -> str:
             mode = kind
         current.append(_row_item(unit.text) if unit.kind == "row" else unit.text)
     flush()
-    return "\n\n".join(blocks)
+    return blocks
 
 
 def _cells(line: str) -> list[str]:
@@ -232,7 +357,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _row_item(text: str) -> str:
-    """"| Key | Default |" + "| `port` | `7000` |" → "- `port` — Default: `7000`"."""
+    """ "| Key | Default |" + "| `port` | `7000` |" → "- `port` — Default: `7000`"."""
     header, _, row = text.partition("\n")
     names, values = _cells(header), _cells(row)
     parts = [f"{name}: {value}" for name, value in zip(names[1:], values[1:], strict=False) if value]
@@ -241,63 +366,6 @@ def _row_item(text: str) -> str:
 
 def _has_section_date(evidence: Evidence) -> bool:
     return evidence.heading != evidence.title
-
-
-def _choose(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence]) -> list[Unit]:
-    stale = _superseded(units, unit_terms, pool)
-    ranked = sorted(
-        (u for i, u in enumerate(units) if u.score > 0 and i not in stale), key=lambda u: -u.score
-    )
-    if not ranked:
-        return []
-    best = ranked[0].score
-    chosen: list[Unit] = []
-    words = 0
-    code = 0
-    sources: set[int] = set()
-    for unit in ranked:
-        if unit.score < best * SELECT_RATIO:
-            break
-        if unit.evidence not in sources and len(sources) >= MAX_SOURCES:
-            continue
-        if unit.kind == "code":
-            if code >= 1:
-                continue
-            code += 1
-        else:
-            length = len(unit.text.split())
-            if words + length > MAX_PROSE_WORDS and chosen:
-                continue
-            words += length
-        chosen.append(unit)
-        sources.add(unit.evidence)
-    if WINDOW and chosen:
-        chosen = _around_best(chosen, ranked[0], units, stale)
-    return chosen
-
-
-def _around_best(chosen: list[Unit], best: Unit, units: list[Unit], stale: set[int]) -> list[Unit]:
-    """Quote the best unit with its neighbours: the sentences around an answer usually
-    carry its conditions and numbers."""
-    picked = {id(u) for u in chosen}
-    position = {id(u): i for i, u in enumerate(units)}
-    section = sorted(
-        (u for u in units if u.evidence == best.evidence and position[id(u)] not in stale),
-        key=lambda u: u.order,
-    )
-    at = next(i for i, u in enumerate(section) if u is best)
-    words = sum(len(u.text.split()) for u in chosen if u.kind != "code")
-    left, right = at - 1, at + 1
-    while words < WINDOW_WORDS and (left >= 0 or right < len(section)):
-        for index in (right, left):
-            if 0 <= index < len(section):
-                unit = section[index]
-                if id(unit) not in picked and unit.kind != "code":
-                    chosen.append(unit)
-                    picked.add(id(unit))
-                    words += len(unit.text.split())
-        left, right = left - 1, right + 1
-    return chosen
 
 
 def _weight(term: str, focus: set[str]) -> float:
@@ -313,78 +381,6 @@ def _standardized(values: list[float]) -> list[float]:
     mean = sum(values) / len(values)
     spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5 or 1.0
     return [max(-1.0, (v - mean) / spread) for v in values]
-
-
-def _with_continuations(chosen: list[Unit], units: list[Unit]) -> list[Unit]:
-    """A sentence that ends with a colon introduces what follows: quote the list or code too."""
-    picked = {id(u) for u in chosen}
-    extra: list[Unit] = []
-    for unit in chosen:
-        if unit.kind == "row":  # a row makes sense with its table: bring small tables whole
-            header = unit.text.partition("\n")[0]
-            table = [
-                u
-                for u in units
-                if u.evidence == unit.evidence and u.kind == "row" and u.text.partition("\n")[0] == header
-            ]
-            if len(table) <= 8:
-                for row in table:
-                    if id(row) not in picked:
-                        extra.append(row)
-                        picked.add(id(row))
-            continue
-        if unit.kind != "prose" or not unit.text.rstrip().endswith(":"):
-            continue
-        following = [u for u in units if u.evidence == unit.evidence and u.order > unit.order]
-        for item in sorted(following, key=lambda u: u.order)[:8]:
-            if id(item) in picked:
-                continue
-            if item.kind == "prose" and not _LIST_ITEM.match(item.text) and extra:
-                break
-            extra.append(item)
-            picked.add(id(item))
-            if item.kind == "code":
-                break
-    return chosen + extra
-
-
-def _drop_redundant_sources(
-    chosen: list[Unit],
-    units: list[Unit],
-    unit_terms: list[set[str]],
-    key_terms: set[str],
-    identifiers: list[str],
-    pool: list[Evidence],
-) -> list[Unit]:
-    """A second source is quoted only when it adds what the first lacks (two-page answers),
-    or when the first points to it ("configure it as described on [Networking](...)")."""
-    if not chosen:
-        return chosen
-    primary = max(chosen, key=lambda u: u.score).evidence
-    index = {id(u): i for i, u in enumerate(units)}
-
-    def covers(group: list[Unit]) -> set[str]:
-        found: set[str] = set()
-        for unit in group:
-            found |= unit_terms[index[id(unit)]] & key_terms
-            found |= {t for t in identifiers if t in unit.text.lower()}
-        return found
-
-    first = [u for u in chosen if u.evidence == primary]
-    covered = covers(first)
-    best = max(u.score for u in chosen)
-    targets = {target.split("#")[0] for u in first for _, target in _LINK.findall(u.text)}
-    pointed = [i for i, e in enumerate(pool) if i != primary and e.page_url in targets]
-    extra = [
-        u
-        for u in chosen
-        if u.evidence != primary
-        and (u.evidence in pointed or u.score >= SECOND_SOURCE_RATIO * best and covers([u]) - covered)
-    ]
-    if pointed and not any(u.evidence in pointed for u in extra):
-        target_units = [u for u in units if u.evidence == pointed[0] and u.score > 0]
-        extra += sorted(target_units, key=lambda u: -u.score)[:2]
-    return first + extra
 
 
 def _superseded(units: list[Unit], unit_terms: list[set[str]], pool: list[Evidence]) -> set[int]:
