@@ -245,6 +245,50 @@ def fact_found(fact: str, text: str) -> bool:
     return any(alt.strip().lower() in lowered for alt in fact.split("|"))
 
 
+def answer_row(question: Question, answered: bool, citations: list[str], text: str, escalation) -> dict:
+    """How one answer scores against its question (the same for /api/chat and in-process)."""
+    row: dict = {"slices": _slices(question)}
+    if question.answerable:
+        row["answered"] = 1.0 if answered else 0.0
+        if citations:
+            row["cite_precision"] = sum(c in question.gold for c in citations) / len(citations)
+        if question.facts and answered:
+            row["fact_recall"] = sum(fact_found(f, text) for f in question.facts) / len(question.facts)
+    else:
+        row["refused"] = 0.0 if answered else 1.0
+        row["escalated"] = 1.0 if escalation else 0.0
+    return row
+
+
+def answer_in_process(questions: list[Question], site: Path, private: str | None, settings=None):
+    """Each question through the answer pipeline itself (`answer.answer`, what /api/chat streams),
+    without a server: (rows, details) for `answer_table`."""
+    from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+    from askdocs.edge_runtime.conversation import ChatRequest, Turn
+
+    searcher = _Searcher(site, private)
+    docs = Docs(searcher.scope, searcher.embedder)
+    settings = settings or AnswerSettings()
+    rows, details = [], []
+    for question in questions:
+        history = tuple(Turn(t["role"], t["content"]) for t in question.history)
+        result = answer(docs, ChatRequest(question.question, question.locale, history, None), settings)
+        citations = [_page(c["url"]) for c in result.citations]
+        rows.append(answer_row(question, result.answered, citations, result.text, result.escalation))
+        details.append(
+            {
+                "id": question.id,
+                "kind": question.kind,
+                "answered": result.answered,
+                "confidence": result.confidence,
+                "citations": citations,
+                "gold": question.gold,
+                "text": result.text[:600],
+            }
+        )
+    return rows, details
+
+
 def evaluate_chat(questions: list[Question], site: Path, private: str | None) -> dict:
     import httpx
 
@@ -258,19 +302,7 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
                 final = result["final"]
                 answered = bool(final.get("answered"))
                 citations = [_page(c["url"]) for c in final.get("citations", [])]
-                row = {"slices": _slices(question)}
-                if question.answerable:
-                    row["answered"] = 1.0 if answered else 0.0
-                    if citations:
-                        row["cite_precision"] = sum(c in question.gold for c in citations) / len(citations)
-                    if question.facts and answered:
-                        row["fact_recall"] = sum(fact_found(f, result["text"]) for f in question.facts) / len(
-                            question.facts
-                        )
-                else:
-                    row["refused"] = 0.0 if answered else 1.0
-                    row["escalated"] = 1.0 if final.get("escalation") else 0.0
-                rows.append(row)
+                rows.append(answer_row(question, answered, citations, result["text"], final.get("escalation")))
                 for key in ("first_status", "first_token", "done"):
                     if result[key] is not None:
                         timings[key].append(result[key])
@@ -289,8 +321,18 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
     finally:
         server.should_exit = True
         thread.join(10)
+    table = answer_table(rows, "answers (/api/chat)")
+    latency = {k: {"p50": _pct(v, 50), "p95": _pct(v, 95)} for k, v in timings.items()}
+    print(
+        "\nlatency (s): "
+        + ", ".join(f"{k} p50 {v['p50']:.3f} p95 {v['p95']:.3f}" for k, v in latency.items())
+    )
+    return {"chat": table, "latency": latency, "details": details}
+
+
+def answer_table(rows: list[dict], title: str) -> dict:
     table = _chat_table(rows)
-    print("\nanswers (/api/chat)")
+    print(f"\n{title}")
     print(f"{'slice':28} {'answered':>9} {'refused':>8} {'escalated':>9} {'cite_prec':>9} {'facts':>7}")
     for name, values in table.items():
         print(
@@ -306,12 +348,7 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
                 )
             )
         )
-    latency = {k: {"p50": _pct(v, 50), "p95": _pct(v, 95)} for k, v in timings.items()}
-    print(
-        "\nlatency (s): "
-        + ", ".join(f"{k} p50 {v['p50']:.3f} p95 {v['p95']:.3f}" for k, v in latency.items())
-    )
-    return {"chat": table, "latency": latency, "details": details}
+    return table
 
 
 def _chat_table(rows: list[dict]) -> dict:

@@ -25,6 +25,7 @@ from askdocs import lexical
 
 MAX_SECTION_CHARS = 2400
 MAX_SECTIONS_PER_CHUNK = 4
+SECTION_SPREAD = 0.3  # the worst-fitting section of a chunk keeps this much less of its weight
 _LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
 
 
@@ -73,6 +74,19 @@ def section_at(corpus: Corpus, set_index: int, page_index: int, offset: int) -> 
         else:
             break
     return start, end, anchor, heading
+
+
+def _section_fit(corpus: Corpus, set_index: int, page_index: int, offset: int, heading: str, query: Query) -> float:
+    """Share of the question's key terms a section's text holds, plus the share its own heading
+    (the last level of its path) holds."""
+    terms = set(query.key_terms)
+    if not terms:
+        return 0.0
+    start, end, _, _ = section_at(corpus, set_index, page_index, offset)
+    text = corpus.page(set_index, page_index).content[start:end]
+    held = lexical.stem_terms(query.locale, text) & terms
+    named = lexical.stem_terms(query.locale, heading.split(" › ")[-1]) & terms
+    return (len(held) + len(named)) / len(terms)
 
 
 def _section_text(content: str, start: int, end: int, focus: int | None = None) -> str:
@@ -178,16 +192,27 @@ def investigate(
         # A chunk may hold several small sections: each is evidence of its own (the answer cites
         # the one its words come from), the one that best matches the question first.
         best, _ = locate_in_chunk(corpus, hit.ref, query)
-        inside = [
-            (at, anchor)
-            for at, anchor, _ in corpus.sets[hit.ref.set].sections(chunk.page)
-            if chunk.start < at < chunk.end
-        ]
-        parts = [(chunk.start, chunk.anchor), *inside][:MAX_SECTIONS_PER_CHUNK]
-        parts.sort(key=lambda part: part[1] != best)
-        for position, (offset, _) in enumerate(parts):
+        sections = corpus.sets[hit.ref.set].sections(chunk.page)
+        inside = [(at, anchor, heading) for at, anchor, heading in sections if chunk.start < at < chunk.end]
+        first = section_at(corpus, hit.ref.set, chunk.page, chunk.start)
+        parts = [(chunk.start, chunk.anchor, first[3]), *inside][:MAX_SECTIONS_PER_CHUNK]
+        if len(parts) > 1:
+            # Sections of one chunk compete on what they are about: the question's terms in
+            # their heading count as much again as in their text.
+            fit = [_section_fit(corpus, hit.ref.set, chunk.page, at, heading, query) for at, _, heading in parts]
+            top_fit = max(fit) or 1.0
+            order = sorted(range(len(parts)), key=lambda i: (-fit[i], parts[i][1] != best, i))
+            shares = {i: 1.0 - SECTION_SPREAD * (1.0 - fit[i] / top_fit) for i in order}
+        else:
+            order, shares = [0], {0: 1.0}
+        for position, i in enumerate(order):
             collector.add(
-                hit.ref.set, chunk.page, offset, "section", weight * 0.97**rank * 0.99**position, hit.ref
+                hit.ref.set,
+                chunk.page,
+                parts[i][0],
+                "section",
+                weight * 0.97**rank * 0.99**position * shares[i],
+                hit.ref,
             )
 
     for token in identifiers[:3]:

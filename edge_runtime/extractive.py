@@ -47,15 +47,29 @@ _POINTER = re.compile(
     r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
 )
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
+# Questions that ask for an amount (a size, a count, a duration, a version): the unit that
+# states a number answers them, not the sentence that talks about the subject.
+_QUANTITY = re.compile(
+    r"\b(how (much|many|long|big|large|often|fast|old)|what (size|version|port|limit|timeout|price)|"
+    r"at (the )?(very )?(least|most)|minimum|maximum|cu[aá]nt[oa]s?|qu[eé] (tama[nñ]o|versi[oó]n|puerto))\b",
+    re.I,
+)
+_NUMBER = re.compile(r"\d")
 MAX_POOL = 8  # evidence sections considered
 MAX_UNITS = 60
 MAX_CODE_LINES = 24
 RELEVANCE_CHARS = 200  # of each unit (with its heading), for the dense model
 DENSE_WEIGHT = 1.2
 CONTEXT_WORDS = 45  # supporting context quoted around the lead
-ROW_RATIO = 0.6  # other rows of the lead's table quoted when they score this close to it
-SECOND_RATIO = 0.3  # a second part must score at least this share of the lead
-MISSING_SHARE = 0.25  # ... and the first part must leave this share of the question unanswered
+ROW_RATIO = 0.85  # other rows of the lead's table quoted when they score this close to it
+SECOND_RATIO = 0.45  # a second part must score at least this share of the lead
+MISSING_SHARE = 0.25  # ... the first part must leave this share of the question unanswered,
+# ... and the second part must hold this share of the whole question's (idf-weighted) terms
+SECOND_COVER = 0.3
+SECOND_EVIDENCE = 0.2  # ... and come from evidence retrieval rated at least this (relative to the best)
+HEADING_WEIGHT = 0.8  # a key term in a unit's section heading: the section is about it
+QUANTITY_PENALTY = 0.5
+FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the answer
 
 
 @dataclass
@@ -160,14 +174,16 @@ def compose(
     if not ranked:
         return Composition([], [])
     terms_of = {id(u): t for u, t in zip(units, unit_terms, strict=True)}
-    first = _group(ranked[0], units, query, stale)
+    first = _group(ranked[0], units, query, stale, pool[ranked[0].evidence].kind)
     groups = [first]
     second = _second_part(query, ranked, first, pool, terms_of, term_weights or {})
     if second is not None:
-        if second.evidence == first.evidence:
+        if second.evidence == first.evidence and (second.kind == "row") == (first.leads[0].kind == "row"):
             first.leads.append(second)
+        elif second.evidence == first.evidence:
+            first.support.append(second)  # a sentence that qualifies a table row is quoted after it
         else:
-            groups.append(_group(second, units, query, stale))
+            groups.append(_group(second, units, query, stale, pool[second.evidence].kind))
     parts: list[Part] = []
     cited: list[Evidence] = []
     for group in groups:
@@ -180,6 +196,7 @@ def compose(
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
     key_terms, focus, identifiers = set(query.key_terms), set(query.focus), query.identifiers
     procedural = bool(_PROCEDURAL.search(query.message))
+    quantity = bool(_QUANTITY.search(query.message))
     dense = None
     if relevance is not None:
         texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in units]
@@ -199,10 +216,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         source = pool[unit.evidence]
         matched = terms & key_terms
         score = sum(_weight(t, focus) * rarity.get(t, 1.0) / math.sqrt(frequency[t]) for t in matched)
-        # The section heading speaks for its body ("## TFX-2210" then "Batch too large.").
-        score += 0.5 * sum(
-            rarity.get(t, 1.0) / math.sqrt(frequency.get(t, 1))
-            for t in (headings[unit.evidence] & key_terms) - matched
+        # The section heading speaks for its body ("## TFX-2210" then "Batch too large."), and
+        # names what the section is about ("## Register an endpoint").
+        score += HEADING_WEIGHT * sum(
+            _weight(t, focus) * rarity.get(t, 1.0) / math.sqrt(frequency.get(t, 1))
+            for t in headings[unit.evidence] & key_terms
         )
         if dense is not None:
             score += DENSE_WEIGHT * dense[position]
@@ -212,6 +230,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
         if source.kind == "faq":
             score += 0.3
+        if unit.kind == "row":  # a row's first cell names what the row is about ("Per seat")
+            label = _cells(unit.text.partition("\n")[2])[0]
+            score += sum(_weight(t, focus) * rarity.get(t, 1.0) for t in _terms(query.locale, label) & key_terms)
+        if quantity and not _NUMBER.search(unit.text):
+            score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
         score *= (0.55 + 0.45 * source.score) * (0.4 + 0.6 * coverage[unit.evidence])
@@ -223,12 +246,15 @@ def _heading(evidence: Evidence) -> str:
     return evidence.heading.split(" › ")[-1]
 
 
-def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int]) -> _Group:
+def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:
     """The lead and the few units that carry its conditions, its list or its code."""
     same = sorted(
         (u for u in units if u.evidence == lead.evidence and id(u) not in stale), key=lambda u: u.order
     )
     group = _Group(lead.evidence, [lead])
+    if pool_kind == "faq" and sum(len(u.text.split()) for u in same) <= FAQ_WORDS:
+        group.leads = [u for u in same if u.kind != "code"] or [lead]
+        return group
     if lead.kind == "row":  # other rows only when they answer about as well (never the whole table)
         header = lead.text.partition("\n")[0]
         rows = [u for u in same if u.kind == "row" and u is not lead and u.text.partition("\n")[0] == header]
@@ -283,16 +309,22 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
     covered = set().union(*(terms_of[id(u)] for u in first.units)) | _terms(
         query.locale, pool[first.evidence].heading
     )
-    weight = {t: rarity.get(t, 1.0) for t in key_terms}
+    # Terms the docs never use cannot be answered by any part: they do not count as missing.
+    weight = {t: rarity.get(t, 1.0) for t in key_terms if t in rarity or not rarity}
     total = sum(weight.values()) or 1.0
-    missing = {t for t in key_terms - covered}
+    missing = {t for t in weight if t not in covered}
     lead = first.leads[0]
     taken = {id(u) for u in first.units}
     if sum(weight[t] for t in missing) / total >= MISSING_SHARE:
         for unit in ranked:
             if unit.score < SECOND_RATIO * lead.score:
                 break
-            if id(unit) not in taken and terms_of[id(unit)] & missing:
+            held = terms_of[id(unit)] & missing
+            if (
+                id(unit) not in taken
+                and sum(weight[t] for t in held) / total >= SECOND_COVER
+                and pool[unit.evidence].score >= SECOND_EVIDENCE
+            ):
                 return unit
     targets = {t.split("#")[0] for u in first.units for _, t in _LINK.findall(u.text)}
     for unit in ranked:
@@ -306,7 +338,8 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
 def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
     parts: list[Part] = []
     if group.leads[0].kind == "row":
-        parts.append(Part("lead", "\n".join(_row_item(u.text) for u in group.leads), source.url))
+        lines = [_row_item(u.text) if u.kind == "row" else u.text for u in group.leads]
+        parts.append(Part("lead", "\n".join(lines), source.url))
     elif group.leads[0].kind == "code":
         parts.append(Part("lead", _trim_code(group.leads[0].text), source.url))
     else:

@@ -49,8 +49,12 @@ def collect(dev: devsets.DevSet):
     return searcher, rows
 
 
-def fit(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = L2, steps: int = 3000) -> np.ndarray:
+def fit(groups, l2: float = L2, steps: int = 3000, keep: np.ndarray | None = None) -> np.ndarray:
     """Listwise: maximise the softmax probability of the relevant candidates of each question."""
+    if keep is not None:
+        w = np.zeros(len(keep))
+        w[keep] = fit([(x[:, keep], y) for x, y in groups], l2, steps)
+        return w
     stacked = np.vstack([x for x, _ in groups])
     scale = stacked.std(axis=0) + 1e-6  # fit on standardised features, return raw weights
     w = np.zeros(stacked.shape[1])
@@ -100,18 +104,21 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--held-out", action="store_true", help="also measure the held-out sets")
     parser.add_argument("--json", help="write the tables here")
+    parser.add_argument("--features", help="comma-separated subset of rerank.FEATURES to fit")
+    parser.add_argument("--l2", type=float, default=L2)
     args = parser.parse_args()
+    keep = np.array([f in (args.features or ",".join(rerank.FEATURES)).split(",") for f in rerank.FEATURES])
     data = {dev.name: collect(dev) for dev in devsets.built(devsets.TUNING)}
     table: dict = defaultdict(lambda: defaultdict(list))
     for held in data:
         train = [(x, y) for name, (_, rows) in data.items() if name != held for (_, x, y) in rows if y.any()]
-        w = fit(train)
+        w = fit(train, args.l2, keep=keep)
         loco = rerank.Reranker(f"loco-{held}", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
         searcher, rows = data[held]
         measure(searcher, [q for q, _, _ in rows], loco, table, "tuning(loco)")
         shown = ", ".join(f"{f}={v:.2f}" for f, v in zip(rerank.FEATURES, w, strict=True))
         print(f"fitted without {held}: {shown}")
-    w = fit([(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()])
+    w = fit([(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()], args.l2, keep=keep)
     final = rerank.Reranker("fitted", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
     if args.held_out:
         for dev in devsets.built(devsets.HELD_OUT):
