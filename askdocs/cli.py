@@ -194,8 +194,9 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--model",
         default=AUTO,
-        help=f"`auto` (default): {DEFAULT_MODEL} for English-only sites, "
-        f"{MULTILINGUAL_MODEL} when any page is in another language",
+        help=f"`auto` (default): English pages with {DEFAULT_MODEL}, pages in any other "
+        f"language with {MULTILINGUAL_MODEL} (each locale's questions with its pages' model); "
+        "a model id or folder: every locale with that model",
     )
     build.add_argument(
         "--private-dir", help="where restricted pages go (default SITE_DIR/../askdocs-private)"

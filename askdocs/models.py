@@ -24,8 +24,8 @@ from askdocs.errors import ModelNotFound
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MULTILINGUAL_MODEL = "intfloat/multilingual-e5-small"
-# `auto` (the build default): the English model for English-only sites, the
-# multilingual one as soon as a site has pages in another language.
+# `auto` (the build default): English pages (and questions) with the English model,
+# every other language with the multilingual one (`choose_models`).
 AUTO = "auto"
 INFO_FILE = "askdocs-model.json"
 QUANTIZATION = "int8-dynamic-per-channel"
