@@ -386,6 +386,8 @@ async def healthz(request: Request) -> Response:
                     "last_error": health.last_error["dense"],
                 },
                 "rerank": {
+                    "enabled": DEFAULT_WEIGHTS.stage == "rerank",
+                    "order": DEFAULT_WEIGHTS.stage,
                     "live": health.ok["rerank"],
                     "model": DEFAULT_WEIGHTS.reranker.name,
                     "runs": health.runs["rerank"],

@@ -55,6 +55,8 @@ _QUANTITY = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"\d")
+# A question that asks two things ("which plan … and what does a seat cost?").
+_TWO_ASKS = re.compile(r"\b(and|also|both|plus|as well as|y|también|además|ambos)\b|[,;]", re.I)
 MAX_POOL = 8  # evidence sections considered
 MAX_UNITS = 60
 MAX_CODE_LINES = 24
@@ -63,6 +65,7 @@ DENSE_WEIGHT = 1.2
 CONTEXT_WORDS = 45  # supporting context quoted around the lead
 ROW_RATIO = 0.85  # other rows of the lead's table quoted when they score this close to it
 SECOND_RATIO = 0.45  # a second part must score at least this share of the lead
+SECOND_RATIO_ONE_ASK = 0.8  # ... when the question asks one thing: nearly as good an answer
 MISSING_SHARE = 0.25  # ... the first part must leave this share of the question unanswered,
 # ... and the second part must hold this share of the whole question's (idf-weighted) terms
 SECOND_COVER = 0.3
@@ -208,8 +211,13 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     headings = [_terms(query.locale, e.heading) for e in pool]
     # How much of the question each whole section covers: answers come from sections that
     # address all of it, not from stray sentences that share a word or two.
+    # Each term weighs its rarity in the reader's docs ("memory" says more than "server").
+    weight = {t: rarity.get(t, 1.0) for t in key_terms}
+    total = sum(weight.values())
     coverage = [
-        len((_terms(query.locale, e.text) | headings[i]) & key_terms) / len(key_terms) if key_terms else 1.0
+        sum(weight[t] for t in (_terms(query.locale, e.text) | headings[i]) & key_terms) / total
+        if total
+        else 1.0
         for i, e in enumerate(pool)
     ]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
@@ -315,9 +323,10 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
     missing = {t for t in weight if t not in covered}
     lead = first.leads[0]
     taken = {id(u) for u in first.units}
+    ratio = SECOND_RATIO if _TWO_ASKS.search(query.message) else SECOND_RATIO_ONE_ASK
     if sum(weight[t] for t in missing) / total >= MISSING_SHARE:
         for unit in ranked:
-            if unit.score < SECOND_RATIO * lead.score:
+            if unit.score < ratio * lead.score:
                 break
             held = terms_of[id(unit)] & missing
             if (
@@ -326,10 +335,10 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
                 and pool[unit.evidence].score >= SECOND_EVIDENCE
             ):
                 return unit
-    targets = {t.split("#")[0] for u in first.units for _, t in _LINK.findall(u.text)}
+    # The lead sends the reader elsewhere for the detail ("configure it as described on the
+    # [Networking](...) page"): the best part of that page, when it is among the evidence.
+    targets = {t.split("#")[0] for u in first.leads for _, t in _LINK.findall(u.text)}
     for unit in ranked:
-        if unit.score < SECOND_RATIO * lead.score:
-            break
         if pool[unit.evidence].page_url in targets and unit.evidence != first.evidence:
             return unit
     return None

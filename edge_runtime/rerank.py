@@ -81,6 +81,19 @@ class Candidate:
     terms: frozenset[str] = frozenset()  # the question's key terms it holds (filled by `features`)
 
 
+def complete(scope: Scope, query: Query, candidates: list[Candidate], vector: np.ndarray | None) -> dict:
+    """Fill in the BM25 scores and cosines the retrievers did not return for a candidate and
+    the key terms each holds; returns the key terms' idf."""
+    _fill_lexical(scope, query, candidates)
+    if vector is not None:
+        _fill_dense(scope, candidates, vector)
+    idf = _idf(scope, query)
+    present = _terms_present(scope, query, candidates, idf)
+    for candidate, held in zip(candidates, present, strict=True):
+        candidate.terms = frozenset(held)
+    return idf
+
+
 def features(
     scope: Scope, query: Query, candidates: list[Candidate], vector: np.ndarray | None
 ) -> list[dict]:
@@ -88,12 +101,9 @@ def features(
     cosines the retrievers did not return for a candidate, so that every one is comparable."""
     corpus = scope.corpus
     locale = query.locale
-    _fill_lexical(scope, query, candidates)
-    if vector is not None:
-        _fill_dense(scope, candidates, vector)
+    idf = complete(scope, query, candidates, vector)
     pages = [(c.ref.set, corpus.chunk(c.ref).page) for c in candidates]
     titles = _title_cosines(scope, pages, vector)
-    idf = _idf(scope, query)
     total_idf = sum(idf.values()) or 1.0
     best_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0) or 1.0
     known = [c.dense_score for c in candidates if c.dense_score is not None]
@@ -107,11 +117,9 @@ def features(
             page_hits[page] = page_hits.get(page, 0) + 1
         share = (candidate.lexical_score or 0.0) / best_lexical
         page_lexical[page] = max(page_lexical.get(page, 0.0), share)
-    present = _terms_present(scope, query, candidates, idf)
-    for candidate, held in zip(candidates, present, strict=True):
-        candidate.terms = frozenset(held)
     rows = []
-    for candidate, page, text, held in zip(candidates, pages, texts, present, strict=True):
+    for candidate, page, text in zip(candidates, pages, texts, strict=True):
+        held = candidate.terms
         chunk = corpus.chunk(candidate.ref)
         record = corpus.page(*page)
         heading = corpus.sets[candidate.ref.set].heading_terms(candidate.ref.index, locale)

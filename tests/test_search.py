@@ -30,7 +30,7 @@ def pages(corpus, outcome) -> list[str]:
 def test_dense_answers_a_question_with_no_lexical_overlap(example_corpus, public_scope):
     corpus, embedder = example_corpus
     outcome = search(public_scope, embedder, "What are your monthly fees?", "en", 10)
-    assert outcome.retrievers == ["lexical", "dense", "rerank"]
+    assert outcome.retrievers == ["lexical", "dense"]
     pricing = [h for h in outcome.hits if corpus.chunk_page(h.ref).url == "/pricing/"]
     assert pricing, pages(corpus, outcome)
     assert all(h.lexical_rank is None for h in pricing)  # found by the dense retriever alone
@@ -135,9 +135,24 @@ class BrokenEmbedder:
         raise RuntimeError("onnx session lost")
 
 
+def test_fusion_serves_and_completes_what_each_retriever_did_not_say(example_corpus, public_scope):
+    """The default order is plain fusion; a candidate found by one retriever alone still gets
+    the other's score and the key terms it holds (evidence and confidence read them)."""
+    corpus, embedder = example_corpus
+    assert RankWeights().stage == "fused"
+    outcome = search(public_scope, embedder, "How do I register a webhook endpoint?", "en", 40)
+    assert outcome.hits[0].score == 1.0 and all(0 < h.score <= 1.0 for h in outcome.hits)
+    dense_only = [h for h in outcome.hits if h.lexical_rank is None]
+    lexical_only = [h for h in outcome.hits if h.dense_rank is None]
+    assert dense_only or lexical_only
+    assert all(h.dense_score != 0.0 for h in lexical_only)
+    webhook = [h for h in outcome.hits if corpus.chunk_page(h.ref).url == "/guides/webhooks/"]
+    assert any("webhook" in h.matched for h in webhook)
+
+
 def test_a_failed_dense_retriever_is_reported_not_hidden(public_scope):
     outcome = search(public_scope, BrokenEmbedder(), "install windows", "en", 5)
-    assert outcome.retrievers == ["lexical", "rerank"]
+    assert outcome.retrievers == ["lexical"]
     assert "onnx session lost" in outcome.errors["dense"]
     assert outcome.hits  # lexical still answers, and says it was alone
 
@@ -149,7 +164,7 @@ class BrokenReranker(Reranker):
 
 def test_a_failed_second_stage_is_reported_and_the_fused_order_serves(example_corpus, public_scope):
     corpus, embedder = example_corpus
-    broken = dataclasses.replace(RankWeights(), reranker=BrokenReranker("broken", {}))
+    broken = dataclasses.replace(RankWeights(), stage="rerank", reranker=BrokenReranker("broken", {}))
     outcome = search(public_scope, embedder, "install windows", "en", 5, broken)
     assert outcome.retrievers == ["lexical", "dense"]
     assert "weights lost" in outcome.errors["rerank"]
@@ -165,6 +180,7 @@ def test_each_stage_can_rank_alone(example_corpus, public_scope, stage):
     weights = dataclasses.replace(RankWeights(), stage=stage)
     outcome = search(public_scope, embedder, "How do I register a webhook endpoint?", "en", 10, weights)
     assert pages(corpus, outcome)[0] == "/guides/webhooks/"
+    assert ("rerank" in outcome.retrievers) == (stage == "rerank")
     if stage == "lexical":
         assert all(h.lexical_rank is not None for h in outcome.hits)
     if stage == "dense":
