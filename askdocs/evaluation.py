@@ -302,7 +302,9 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
                 final = result["final"]
                 answered = bool(final.get("answered"))
                 citations = [_page(c["url"]) for c in final.get("citations", [])]
-                rows.append(answer_row(question, answered, citations, result["text"], final.get("escalation")))
+                rows.append(
+                    answer_row(question, answered, citations, result["text"], final.get("escalation"))
+                )
                 for key in ("first_status", "first_token", "done"):
                     if result[key] is not None:
                         timings[key].append(result[key])

@@ -233,6 +233,7 @@ def ensure_synthetic(pages: int, rebuild: bool, use_cache: bool) -> tuple[Path, 
 def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
     from askdocs.edge_runtime.corpus import load_corpus
     from askdocs.edge_runtime.embedding import QueryEmbedder
+    from askdocs.edge_runtime.query import search_query_for
     from askdocs.edge_runtime.results import result_json
     from askdocs.edge_runtime.scope import Reader, make_scope
     from askdocs.edge_runtime.search import hybrid_search
@@ -250,15 +251,14 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
         for entry in corpus.manifest.files_with("lunr")
     }
     # lunr.py itself is the baseline; the runtime's own lexical index (what hybrid_search
-    # queries: askdocs' exact Lunr scorer since b14c87a) is timed beside it for reference.
-    load_lunr = getattr(lexical, "load_lunr", lexical.load_index)
-    bare = {loc: load_lunr(data) for loc, data in raw.items()}
-    runtime_lexical = corpus.sets[0].lunr
-    cold = QueryEmbedder(embedder, cache_size=0)  # an LRU of size 0 keeps nothing
-    warm = QueryEmbedder(embedder)
+    # queries: BM25 postings over the contextual chunks) is timed beside it for reference.
+    bare = {loc: lexical.load_lunr(data) for loc, data in raw.items()}
+    runtime_lexical = corpus.sets[0].lexical
+    warm = embedder
+    cold = QueryEmbedder(embedder.by_locale, embedder.default_locale, cache_size=0)  # keeps nothing
 
     def api_work(qe, q, loc):
-        outcome = hybrid_search(scope, qe, q, loc, 10)
+        outcome = hybrid_search(scope, qe, search_query_for(q, loc, scope), 10)
         [result_json(corpus, outcome, hit) for hit in outcome.hits]
         return outcome
 
@@ -284,7 +284,7 @@ def search_latencies(site: Path, qs: list[dict], rounds: int) -> dict:
                 elif name == "scorer":
                     lexical.search(runtime_lexical[loc], q)
                 elif name == "embed":
-                    embedder.embed_queries([q])
+                    embedder.embedder_for(loc).embed_queries([q])
                 else:
                     outcome = api_work(cold if name == "cold" else warm, q, loc)
                     hybrid_only[name].append(outcome.took_ms)
@@ -491,16 +491,14 @@ def rss_breakdown_worker(shard_dir: str, out: str) -> None:
 
     stages.append(("+ runtime modules", rss_mb()["rss"]))
     shards = load_shards(Path(shard_dir))
-    stages.append(("+ shards loaded (pages, chunks, postings; lunr JSON only if needed)", rss_mb()["rss"]))
+    stages.append(("+ shards loaded (pages, chunks, BM25 postings)", rss_mb()["rss"]))
     indexes = {loc: lexical.PostingsScorer(p) for loc, p in shards.postings.items()}
-    indexes.update({loc: lexical.load_index(d) for loc, d in shards.lunr.items()})
     stages.append(("+ lexical scorers", rss_mb()["rss"]))
-    shards.lunr = {}
-    stages.append(("- serialized lunr dicts dropped (older shard sets)", rss_mb()["rss"]))
     dense = DenseMatrix(shards.vectors), DenseMatrix(shards.title_vectors)
     stages.append(("+ DenseMatrix (float32 copy when <= 120k rows)", rss_mb()["rss"]))
-    embedder = Embedder(resolve_model(shards.manifest, Path(shard_dir)), threads=1)
-    embedder.embed_queries(["warm up"])
+    for locale in shards.manifest.locales:
+        embedder = Embedder(resolve_model(shards.manifest.model_for(locale), Path(shard_dir)), threads=1)
+        embedder.embed_queries(["warm up"])
     stages.append(("+ query embedder (ONNX session)", rss_mb()["rss"]))
     del indexes, dense
     Path(out).write_text(json.dumps(stages))

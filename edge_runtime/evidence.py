@@ -76,7 +76,9 @@ def section_at(corpus: Corpus, set_index: int, page_index: int, offset: int) -> 
     return start, end, anchor, heading
 
 
-def _section_fit(corpus: Corpus, set_index: int, page_index: int, offset: int, heading: str, query: Query) -> float:
+def _section_fit(
+    corpus: Corpus, set_index: int, page_index: int, offset: int, heading: str, query: Query
+) -> float:
     """Share of the question's key terms a section's text holds, plus the share its own heading
     (the last level of its path) holds."""
     terms = set(query.key_terms)
@@ -199,7 +201,9 @@ def investigate(
         if len(parts) > 1:
             # Sections of one chunk compete on what they are about: the question's terms in
             # their heading count as much again as in their text.
-            fit = [_section_fit(corpus, hit.ref.set, chunk.page, at, heading, query) for at, _, heading in parts]
+            fit = [
+                _section_fit(corpus, hit.ref.set, chunk.page, at, heading, query) for at, _, heading in parts
+            ]
             top_fit = max(fit) or 1.0
             order = sorted(range(len(parts)), key=lambda i: (-fit[i], parts[i][1] != best, i))
             shares = {i: 1.0 - SECTION_SPREAD * (1.0 - fit[i] / top_fit) for i in order}
@@ -290,21 +294,21 @@ class ConfidenceModel:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-# Fitted by scripts/fit_confidence.py (L2-regularised; the threshold chosen by leave-one-site-out
-# cross-validation) on evals/: 233 questions over three sites, both models, en + es, a third of
-# them written by a second author after the rest was tuned. Read together: evidence that holds
-# the question's rare terms, a dense match that stands out, lexical and dense agreeing -> answer;
-# a capitalised name the docs never use (Slack, NTLM, gRPC) or an exact identifier (a flag,
-# `httpx.Client`, HTTP/3) the evidence lacks -> the docs do not cover it.
+# Fitted by scripts/fit_confidence.py (L2-regularised, class-balanced) on the tuning sets only
+# (site_example, httpx, FastAPI en+es: 233 questions) through the answer pipeline's own
+# `prepare`; the threshold (answer.DEFAULT_MIN_CONFIDENCE) chosen from the leave-one-corpus-out
+# table. Read together: evidence that holds the question's rare terms, a dense match that stands
+# out, lexical and dense agreeing -> answer; a capitalised name the docs never use (Slack, NTLM)
+# or an exact identifier (a flag, `httpx.Client`) the evidence lacks -> the docs do not cover it.
 CONFIDENCE = ConfidenceModel(
-    bias=-2.479,
+    bias=-1.727,
     weights={
-        "coverage": 1.553,
-        "dense_z": 1.574,
-        "agreement": 1.238,
-        "unknown_frac": -0.858,
-        "unknown_entity": -1.521,
-        "ident_missing": -0.648,
+        "coverage": 1.13,
+        "dense_z": 0.655,
+        "agreement": 1.219,
+        "unknown_frac": -0.976,
+        "unknown_entity": -1.375,
+        "ident_missing": -0.729,
     },
 )
 _ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")

@@ -240,7 +240,9 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score += 0.3
         if unit.kind == "row":  # a row's first cell names what the row is about ("Per seat")
             label = _cells(unit.text.partition("\n")[2])[0]
-            score += sum(_weight(t, focus) * rarity.get(t, 1.0) for t in _terms(query.locale, label) & key_terms)
+            score += sum(
+                _weight(t, focus) * rarity.get(t, 1.0) for t in _terms(query.locale, label) & key_terms
+            )
         if quantity and not _NUMBER.search(unit.text):
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         if _POINTER.match(unit.text):
