@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from askdocs.shards import FORMAT_VERSION
 from tests.conftest import RESTRICTED_PHRASES
 
 SECRET = "test-secret-that-is-long-enough-for-hs256"
@@ -257,7 +258,7 @@ def test_healthz_and_metrics(client):
     client.get("/api/search", params={"q": "proxy"})
     health = client.get("/healthz", headers=ADMIN).json()
     assert health["status"] == "ok"
-    assert health["index"]["format_version"] == 1
+    assert health["index"]["format_version"] == FORMAT_VERSION
     assert health["index"]["counts"]["public_pages"] == 36
     assert health["model"]["sha256"]
     assert health["retrievers"]["dense"]["live"] is True and health["retrievers"]["dense"]["runs"] >= 1
