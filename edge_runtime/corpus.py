@@ -202,6 +202,14 @@ def load_corpus(
                 )
         shard_sets.append(private_set)
         sources.append(private)
+    for manifest in (s.manifest for s in shard_sets):
+        pinned = manifest.locale_models.get(manifest.default_locale)
+        if pinned is not None and pinned.get("sha256") != manifest.model.get("sha256"):
+            raise ModelMismatch(
+                f"the manifest of {manifest.visibility} shards names two models for its default locale "
+                f"({manifest.model.get('id')} and {pinned.get('id')}); its vectors would be meaningless "
+                "to one of them: rebuild the site"
+            )
     wanted = {loc: public.manifest.model_for(loc) for loc in locales}
     shas = {loc: str(w.get("sha256")) for loc, w in wanted.items()}
     if reuse is not None and reuse.same_models(shas):

@@ -506,10 +506,10 @@ class IndexBuilder:
             others = sorted(
                 {e.info.id: e.info for e in self._by_locale.values() if e.info is not info}.items()
             )
-            for folder, model in [("model/", info)] + [(f"model-{m.sha256[:12]}/", m) for _, m in others]:
+            for prefix, model in [("model/", info)] + [(f"model-{m.sha256[:12]}/", m) for _, m in others]:
                 for name in ("model.onnx", "tokenizer.json", "askdocs-model.json"):
-                    writer.add_file("model", folder + name, (model.path / name).read_bytes())
-                bundled[model.sha256] = folder
+                    writer.add_file("model", prefix + name, (model.path / name).read_bytes())
+                bundled[model.sha256] = prefix
         manifest = Manifest(
             format=FORMAT_NAME,
             format_version=FORMAT_VERSION,

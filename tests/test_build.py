@@ -59,13 +59,17 @@ def askdocs(*args: str, env: dict | None = None, check: bool = True) -> subproce
     return result
 
 
-def test_manifest_describes_the_shards(example_site, multilingual_info):
+def test_manifest_describes_the_shards(example_site, model_info, multilingual_info):
     manifest = read_manifest(example_site.shard_dir)
     assert manifest.format_version == FORMAT_VERSION
     assert manifest.visibility == "public"
-    # `auto`: a site with Spanish pages gets the multilingual model.
-    assert manifest.model["id"] == multilingual_info.id == "intfloat/multilingual-e5-small"
-    assert manifest.model["sha256"] == multilingual_info.sha256
+    # `auto`: English pages with the English model, Spanish ones with the multilingual model,
+    # each pinned by sha256; `model` is the default locale's.
+    assert manifest.model["id"] == model_info.id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert manifest.model["sha256"] == model_info.sha256
+    assert manifest.model_for("en") == manifest.model
+    assert manifest.model_for("es")["id"] == multilingual_info.id == "intfloat/multilingual-e5-small"
+    assert manifest.model_for("es")["sha256"] == multilingual_info.sha256
     assert manifest.model["dim"] == 384 and manifest.embeddings["dtype"] == "int8"
     assert manifest.default_locale == "en" and manifest.locales == ["en", "es"]
     assert manifest.site_url == "http://127.0.0.1:8000/"
