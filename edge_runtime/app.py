@@ -55,6 +55,11 @@ from askdocs.shards import SHARD_DIR
 log = logging.getLogger("askdocs.runtime")
 STAGE_NAMES = ("lexical", "dense", "rerank")  # what /healthz and /metrics report on
 
+
+def _serving_stages() -> tuple[str, ...]:
+    """The stages that order results (the second stage only when it is switched on)."""
+    return tuple(n for n in STAGE_NAMES if n != "rerank" or DEFAULT_WEIGHTS.stage == "rerank")
+
 CONTRACT_VERSION = "1.1"
 
 
@@ -345,7 +350,7 @@ async def healthz(request: Request) -> Response:
             "sha256": live.corpus.model.sha256,
             "source": "bundled" if manifest.model.get("bundled") else "cache",
         },
-        "retrievers": {name: {"live": health.ok[name]} for name in STAGE_NAMES},
+        "retrievers": {name: {"live": health.ok[name]} for name in _serving_stages()},
         "synthesizer": {
             "mode": llm["mode"],
             "llm_ok": None if llm["llm"] is None else llm["llm"]["last_error"] is None,

@@ -233,7 +233,9 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         if dense is not None:
             score += DENSE_WEIGHT * dense[position]
         lowered, heading = unit.text.lower(), source.heading.lower()
-        score += sum(2.5 if token in lowered else 1.5 if token in heading else 0.0 for token in identifiers)
+        # A section whose heading names the token is where it is defined ("## TFX-1042"); a
+        # sentence elsewhere that merely mentions it ("prints a code such as TFX-1042") is not.
+        score += sum(4.0 if token in heading else 2.5 if token in lowered else 0.0 for token in identifiers)
         if unit.kind == "code":
             score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
         if source.kind == "faq":

@@ -141,7 +141,7 @@ QUESTIONS = [
     "What does error TFX-1042 mean and how do I fix it?",
     "What does TALLYFOX_DATA_DIR override?",
     "What does the --no-service installer flag do?",
-    "tallyfox exited with code 7. What does that mean?",
+    "How do I install the agent on Windows?",
     "Which HTTP header carries the webhook signature?",
     "I'm getting TFX-2210 from the server, what should I change?",
     "What is the default for --flush-interval on tallyfox agent start?",

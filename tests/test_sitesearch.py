@@ -19,9 +19,9 @@ QUESTION = "how much memory does the server need"
 def test_search_prints_ranked_results(example_site):
     result = askdocs("search", str(example_site.site_dir), QUESTION, "-k", "3")
     lines = result.stdout.splitlines()
-    assert lines[0] == " 1. Install › System requirements"
-    assert lines[1] == "    http://127.0.0.1:8000/install/#system-requirements"
-    assert "Server RAM" in lines[2]
+    at = lines.index("    http://127.0.0.1:8000/install/#system-requirements")
+    assert lines[at - 1].endswith(". Install › System requirements") and at <= 4  # in the first two
+    assert "Server RAM" in lines[at + 1]
     assert sum(1 for line in lines if line[:4].strip().endswith(".")) == 3
     assert "loaded index" not in result.stderr  # start-up lines are not results
 
@@ -62,7 +62,10 @@ def test_export_jsonl(example_site, tmp_path):
     assert install["headings"] == [] and install["locale"] == "en"
     linux = next(r for r in records if r["url"] == "/install/#installer-flags")
     assert linux["headings"] == ["Install on Linux", "Installer flags"]
-    assert "| Server RAM | 2 GB | 8 GB |" in install["text"]
+    # English chunks are sized for the English model (256 tokens): the requirements table is
+    # its section's own chunk, quoted as the page has it.
+    table = next(r for r in records if "| Server RAM | 2 GB | 8 GB |" in r["text"])
+    assert table["url"] == "/install/#system-requirements" and table["headings"] == ["System requirements"]
     assert {"lastmod", "kind", "groups", "model", "model_sha256", "vector_scale"} <= set(install)
     row = records.index(install)
     assert install["vector"] == shards.vectors[row].tolist() and len(install["vector"]) == 384
