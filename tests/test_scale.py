@@ -365,7 +365,10 @@ def test_replicas_going_away_under_load(cluster):
     SIGKILL: the stream is cut (the widget shows it as dropped, with Retry). Either way,
     searches through nginx see no failure: it retries them on the replicas left."""
     _, b, c = cluster.replicas
-    cluster.llm.script(*[Reply(text=[f"word{n} " for n in range(40)], delay=0.25)] * 2)
+    # Plain words: the grounding guard streams prose at once (a token with a digit would be
+    # held back until the sentence ends, and checked against the evidence).
+    words = "gizmo installs with pipx and needs a recent python on the machine".split()
+    cluster.llm.script(*[Reply(text=[f"{w} " for w in words * 4], delay=0.25)] * 2)
     load = Load(cluster.url, threads=3)
     try:
         graceful: dict = {}
