@@ -367,7 +367,20 @@ def test_replicas_going_away_under_load(cluster):
     _, b, c = cluster.replicas
     # Plain words: the grounding guard streams prose at once (a token with a digit would be
     # held back until the sentence ends, and checked against the evidence).
-    words = ["gizmo", "installs", "with", "pipx", "and", "needs", "a", "recent", "python", "on", "the", "machine"]
+    words = [
+        "gizmo",
+        "installs",
+        "with",
+        "pipx",
+        "and",
+        "needs",
+        "a",
+        "recent",
+        "python",
+        "on",
+        "the",
+        "machine",
+    ]
     cluster.llm.script(*[Reply(text=[f"{w} " for w in words * 4], delay=0.25)] * 2)
     load = Load(cluster.url, threads=3)
     try:
