@@ -23,6 +23,14 @@ RESTRICTED_PHRASES = ["BLUE HERON", "marigold-anvil-42", "ingest-gw-07.tfx-prod.
 EXCLUDED_PHRASE = "Starling Quay"
 
 
+def pytest_collection_modifyitems(config, items):
+    """Browser tests last. Playwright's sync API keeps an event loop running in the main
+    thread for as long as the session's browser lives, and every later test that calls
+    `asyncio.run` (MCP client, LLM bounds, shared state) would fail with "Already running
+    asyncio in this thread". The sort is stable: every other test keeps its order."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
 def _prepared(name: str):
     from askdocs.errors import ModelNotFound
     from askdocs.models import locate, prepare
