@@ -115,10 +115,13 @@ class _Searcher:
         history = tuple(Turn(t["role"], t["content"]) for t in question.history)
         return make_query(ChatRequest(question.question, question.locale, history, None), self.scope)
 
-    def pages(self, question: Question, depth: int = 30) -> list[str]:
-        from askdocs.edge_runtime.search import hybrid_search
+    def pages(self, question: Question, depth: int = 30, weights=None) -> list[str]:
+        """The distinct pages of the hybrid search's hits, best first (`weights`: the ranking
+        settings, e.g. one stage alone; default: what the runtime serves)."""
+        from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, hybrid_search
 
-        outcome = hybrid_search(self.scope, self.embedder, self.query(question), depth)
+        query = self.query(question)
+        outcome = hybrid_search(self.scope, self.embedder, query, depth, weights or DEFAULT_WEIGHTS)
         ranked: list[str] = []
         for hit in outcome.hits:
             url = self.corpus.chunk_page(hit.ref).url

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 from askdocs.edge_runtime import rerank
-from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, fused_candidates, hybrid_search, pool_candidates
+from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, fused_candidates, pool_candidates
 
 from askdocs import devsets
 from askdocs.evaluation import _Searcher, retrieval_scores
@@ -71,21 +71,11 @@ def fit(groups, l2: float = L2, steps: int = 3000, keep: np.ndarray | None = Non
     return w / scale
 
 
-def ranked_pages(searcher, question, weights) -> list[str]:
-    outcome = hybrid_search(searcher.scope, searcher.embedder, searcher.query(question), 30, weights)
-    out: list[str] = []
-    for hit in outcome.hits:
-        url = searcher.corpus.chunk_page(hit.ref).url
-        if url not in out:
-            out.append(url)
-    return out
-
-
 def measure(searcher, questions, reranker: rerank.Reranker, table, group: str) -> None:
     for stage in STAGES:
         weights = dataclasses.replace(DEFAULT_WEIGHTS, stage=stage, reranker=reranker)
         for question in questions:
-            scores = retrieval_scores(ranked_pages(searcher, question, weights), question)
+            scores = retrieval_scores(searcher.pages(question, 30, weights), question)
             for key in (f"{group}:all", f"{group}:{question.kind}"):
                 table[stage][key].append(scores)
 
