@@ -15,12 +15,13 @@ import numpy as np
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
 from askdocs.plugin.duplicates import duplicate_urls
+from askdocs.plugin.embedpool import embed_texts, workers_for
 from askdocs.plugin.extract import ExtractedPage, extract, strip_links
 from askdocs.plugin.llmstxt import write_llms_files
 from askdocs.plugin.sitemaps import page_dates
 
 from askdocs import __version__
-from askdocs.embedder import Embedder, quantize
+from askdocs.embedder import Embedder
 from askdocs.errors import BuildError, ShardError
 from askdocs.lexical import LexicalDoc, bm25_postings, build_index, contextual_text, dumps
 from askdocs.models import AUTO, ModelInfo, choose_models, locate
@@ -164,6 +165,8 @@ class IndexBuilder:
         self.options = options
         self.log = logger
         self._embedders: dict[str, Embedder] = dict(embedders or {})  # by model sha256
+        # Injected sessions (tests, `mkdocs serve`) embed in-process; a build of its own fans out.
+        self._own_embedders = not embedders
         self._by_locale: dict[str, Embedder] = {}
         self._pages: dict[str, _Prepared] = {}
         self._reuse: dict[str, tuple[np.ndarray, float]] = {}
@@ -235,7 +238,8 @@ class IndexBuilder:
         existing = self._pages.get(page.url)
         if existing is not None and existing.raw.url == page.url and raw.url != page.url:
             return page  # the canonical page itself wins over its duplicates
-        self._pages[page.url] = _Prepared(page, raw)
+        # Only what the rest of the build needs: the HTML itself is not kept for every page.
+        self._pages[page.url] = _Prepared(page, RawPage(raw.url, b"", raw.meta, raw.path))
         return page
 
     def remember_previous(self) -> None:
@@ -436,13 +440,25 @@ class IndexBuilder:
             else:
                 todo.append(job)
         if todo:
-            models = sorted({job[4].info.id for job in todo})
-            self.log.info("embedding %d texts with %s", len(todo), ", ".join(models))
+            groups: dict[str, list[int]] = {}  # by model: each model's texts in one pool
+            for position, job in enumerate(todo):
+                groups.setdefault(job[4].info.sha256, []).append(position)
             with _progress(len(todo), self.options.progress) as tick:
-                for name, kind, row, text, embedder in todo:
-                    q, s = quantize(embedder.embed_passages([text]))
-                    self._store(out[name], kind, row, q[0], float(s[0]))
-                    tick(1)
+                for positions in groups.values():
+                    embedder = todo[positions[0]][4]
+                    workers = workers_for(len(positions), self.options.threads) if self._own_embedders else 1
+                    self.log.info(
+                        "embedding %d texts with %s%s",
+                        len(positions),
+                        embedder.info.id,
+                        f" in {workers} processes" if workers > 1 else "",
+                    )
+                    texts = [todo[i][3] for i in positions]
+                    for at, vector, scale in embed_texts(
+                        embedder.info, texts, workers, tick, embedder=embedder
+                    ):
+                        name, kind, row, _, _ = todo[positions[at]]
+                        self._store(out[name], kind, row, vector, scale)
             self.report.embedded += len(todo)
         return out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import time
 
 import numpy as np
@@ -53,3 +54,26 @@ def test_a_worker_that_cannot_load_the_model_is_a_build_error_not_a_hang(model_i
     with pytest.raises(BuildError, match="embedding worker"):
         list(embed_texts(broken, TEXTS, 2))
     assert time.time() - started < 60
+
+
+def test_a_build_in_processes_writes_the_shards_of_a_build_in_one(tmp_path, model_info):
+    from tests.test_build import askdocs
+    from tests.test_startup import page
+
+    site = tmp_path / "one"
+    for n in range(MIN_TEXTS_PER_WORKER + 10):  # a chunk and a title each: enough for two workers
+        (site / f"p{n}").mkdir(parents=True)
+        (site / f"p{n}" / "index.html").write_text(
+            page(f"Widget {n}", f"Widget {n} stores {n * 7} records and retries {n % 5} times.")
+        )
+    shutil.copytree(site, tmp_path / "two")
+    env = {"SOURCE_DATE_EPOCH": "1767225600"}
+    single = askdocs("build", str(site), "--threads", "1", "-q", env=env)
+    fanned = askdocs("build", str(tmp_path / "two"), "--threads", "2", "-q", env=env)
+    assert "in 2 processes" in fanned.stderr and "processes" not in single.stderr
+    one, two = site / "_askdocs", tmp_path / "two" / "_askdocs"
+    names = sorted(p.name for p in one.iterdir())
+    assert names == sorted(p.name for p in two.iterdir())
+    for name in names:
+        if (one / name).is_file():
+            assert (one / name).read_bytes() == (two / name).read_bytes(), name
