@@ -15,7 +15,7 @@ import numpy as np
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
 from askdocs.plugin.duplicates import duplicate_urls
-from askdocs.plugin.embedpool import embed_texts, workers_for
+from askdocs.plugin.embedpool import MIN_TEXTS_PER_WORKER, embed_texts, workers_for
 from askdocs.plugin.extract import ExtractedPage, extract, strip_links
 from askdocs.plugin.llmstxt import write_llms_files
 from askdocs.plugin.sitemaps import page_dates
@@ -446,13 +446,8 @@ class IndexBuilder:
             with _progress(len(todo), self.options.progress) as tick:
                 for positions in groups.values():
                     embedder = todo[positions[0]][4]
-                    workers = workers_for(len(positions), self.options.threads) if self._own_embedders else 1
-                    self.log.info(
-                        "embedding %d texts with %s%s",
-                        len(positions),
-                        embedder.info.id,
-                        f" in {workers} processes" if workers > 1 else "",
-                    )
+                    workers, where = self._workers(len(positions))
+                    self.log.info("embedding %d texts with %s %s", len(positions), embedder.info.id, where)
                     texts = [todo[i][3] for i in positions]
                     for at, vector, scale in embed_texts(
                         embedder.info, texts, workers, tick, embedder=embedder
@@ -461,6 +456,19 @@ class IndexBuilder:
                         self._store(out[name], kind, row, vector, scale)
             self.report.embedded += len(todo)
         return out
+
+    def _workers(self, texts: int) -> tuple[int, str]:
+        """How many processes embed `texts` texts of one model, and the log's words for it."""
+        if not self._own_embedders:
+            return 1, "in this process (the model session kept between builds)"
+        threads = self.options.threads
+        budget = f"threads {threads}" if threads else f"threads 0: all {os.cpu_count() or 1} cores"
+        workers = workers_for(texts, threads)
+        if workers > 1:
+            return workers, f"in {workers} worker processes ({budget})"
+        if (threads or os.cpu_count() or 1) <= 1:
+            return 1, f"in this process ({budget})"
+        return 1, f"in this process (fewer than {2 * MIN_TEXTS_PER_WORKER} texts; {budget})"
 
     @staticmethod
     def _store(arrays: tuple[np.ndarray, ...], kind: str, row: int, vector: np.ndarray, scale: float) -> None:

@@ -10,9 +10,10 @@ process or many. Worker processes beat threads on a few cores (no GIL around
 tokenising, pooling and quantising; no contention inside one ONNX session).
 
 Workers are started with `spawn` (they must not inherit the parent's onnxruntime
-threads or a lock held mid-call). A worker that cannot start or dies is a
-`BuildError`, never a hang. At most a few batches per worker are in flight, so the
-queue holds a bounded number of texts whatever the site's size.
+threads or a lock held mid-call). A worker that cannot start, raises or dies is
+a `BuildError` (never a hang, never a quiet fallback to this process). At most
+a few batches per worker are in flight, so the queue holds a bounded number of
+texts whatever the site's size.
 """
 
 from __future__ import annotations
@@ -89,14 +90,24 @@ def _fan_out(
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 pending.discard(future)
-                start, raw, scales = future.result()
+                try:
+                    start, raw, scales = future.result()
+                except BrokenProcessPool:
+                    raise
+                except Exception as exc:  # an error inside a worker: the build stops, saying which
+                    raise BuildError(
+                        f"an embedding worker failed ({model.id}): {type(exc).__name__}: {exc}"
+                    ) from exc
                 vectors = np.frombuffer(raw, dtype=np.int8).reshape(len(scales), -1)
                 for offset, scale in enumerate(scales):
                     yield start + offset, vectors[offset], float(scale)
                 tick(len(scales))
             submit()
     except BrokenProcessPool as exc:
-        raise BuildError(f"an embedding worker process died ({model.id}): {exc}") from exc
+        # Never a silent fallback to embedding in this process: the build fails, saying so.
+        raise BuildError(
+            f"an embedding worker process died or could not load the model ({model.id}): {exc}"
+        ) from exc
     finally:
         for future in pending:
             future.cancel()

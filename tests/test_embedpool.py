@@ -56,7 +56,33 @@ def test_a_worker_that_cannot_load_the_model_is_a_build_error_not_a_hang(model_i
     assert time.time() - started < 60
 
 
-def test_a_build_in_processes_writes_the_shards_of_a_build_in_one(tmp_path, model_info):
+def test_a_worker_killed_mid_run_fails_loudly(model_info):
+    """A worker that dies halfway (OOM killer, segfault) is a BuildError naming the model:
+    never a hang, never vectors quietly computed some other way."""
+    import multiprocessing
+    import os
+    import signal
+
+    killed: list[int] = []
+
+    def kill_one(n: int) -> None:
+        if not killed:  # the first finished batch: the pool is running
+            victim = multiprocessing.active_children()[0]
+            killed.append(victim.pid)
+            os.kill(victim.pid, signal.SIGKILL)
+
+    texts = TEXTS * 4
+    started = time.time()
+    with pytest.raises(BuildError, match=f"embedding worker process died.*{model_info.id}"):
+        list(embed_texts(model_info, texts, 2, kill_one))
+    assert killed and time.time() - started < 60
+    assert not multiprocessing.active_children()  # no worker left behind
+
+
+@pytest.mark.slow
+def test_a_build_in_processes_writes_the_shards_of_a_build_in_one(tmp_path, model_info, multilingual_info):
+    """Two models (English pages fanned out, a few Spanish ones in this process): the shards of
+    a build in 2 processes are byte for byte those of a build in one, and the log says which ran where."""
     from tests.test_build import askdocs
     from tests.test_startup import page
 
@@ -66,12 +92,24 @@ def test_a_build_in_processes_writes_the_shards_of_a_build_in_one(tmp_path, mode
         (site / f"p{n}" / "index.html").write_text(
             page(f"Widget {n}", f"Widget {n} stores {n * 7} records and retries {n % 5} times.")
         )
+    for n in range(4):
+        (site / "es" / f"p{n}").mkdir(parents=True)
+        (site / "es" / f"p{n}" / "index.html").write_text(
+            page(f"Widget {n}", f"El widget {n} guarda {n * 7} registros y reintenta {n % 5} veces.").replace(
+                "lang='en'", "lang='es'"
+            )
+        )
     shutil.copytree(site, tmp_path / "two")
     env = {"SOURCE_DATE_EPOCH": "1767225600"}
     single = askdocs("build", str(site), "--threads", "1", "-q", env=env)
     fanned = askdocs("build", str(tmp_path / "two"), "--threads", "2", "-q", env=env)
-    assert "in 2 processes" in fanned.stderr and "processes" not in single.stderr
+    assert f"with {model_info.id} in 2 worker processes (threads 2)" in fanned.stderr
+    assert f"8 texts with {multilingual_info.id} in this process (fewer than" in fanned.stderr
+    assert "worker processes" not in single.stderr
+    assert f"with {model_info.id} in this process (threads 1)" in single.stderr
     one, two = site / "_askdocs", tmp_path / "two" / "_askdocs"
+    manifest = (one / "manifest.json").read_text()
+    assert model_info.sha256 in manifest and multilingual_info.sha256 in manifest
     names = sorted(p.name for p in one.iterdir())
     assert names == sorted(p.name for p in two.iterdir())
     for name in names:
