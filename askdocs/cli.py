@@ -214,7 +214,7 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--chunk-tokens", type=int, default=400)
     build.add_argument("--chunk-overlap", type=int, default=50)
     build.add_argument("--chunk-min-tokens", type=int, default=100)
-    build.add_argument("--threads", type=int, default=0, help="embedding worker processes (default: all cores)")
+    build.add_argument("--threads", type=int, default=0, help="embedding processes (default: all cores)")
     build.add_argument(
         "--no-llms-txt", action="store_true", help="write no llms.txt, llms-full.txt or page .md twins"
     )
