@@ -42,7 +42,6 @@ from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.search import SearchOutcome
 from askdocs.edge_runtime.state import AnswerCache, answer_key
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import StreamingResponse
 
 __all__ = ["ChatRequest", "ChatService"]
 
@@ -143,8 +142,8 @@ class ChatService:
         if self.llm is not None:
             await self.llm.aclose()
 
-    def respond(self, request: ChatRequest, live, scope, client: str) -> StreamingResponse:
-        return StreamingResponse(
+    def respond(self, request: ChatRequest, live, scope, client: str) -> sse.EventStreamResponse:
+        return sse.EventStreamResponse(
             self._stream(request, live, scope, client), media_type="text/event-stream", headers=sse.HEADERS
         )
 
@@ -183,6 +182,7 @@ class ChatService:
         finally:
             if not task.done():
                 task.cancel()
+                self.metrics.chat_stopped.inc()
                 log.info("chat stream closed by the client; work stopped")
 
     async def _answer(self, request: ChatRequest, live, scope, client: str, stream: _Stream) -> None:

@@ -45,6 +45,7 @@ async def bounded(body: AsyncIterator[bytes], drain: Drain) -> AsyncIterator[byt
     """Pass an SSE body through; at the drain deadline, stop it and close with an `error` event."""
     iterator = body.__aiter__()
     stopper = asyncio.ensure_future(drain.expired())
+    step: asyncio.Future | None = None
     final = False
     try:
         while True:
@@ -66,6 +67,13 @@ async def bounded(body: AsyncIterator[bytes], drain: Drain) -> AsyncIterator[byt
             return
     finally:
         stopper.cancel()
+        if step is not None and not step.done():
+            # Cancelled mid-wait (the reader hung up): the pending read holds the body's
+            # generator, and with it the work behind the answer. Cancel it now; left alone it
+            # would run on (reading the LLM) until the next event, or until garbage collection.
+            step.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await step
         aclose = getattr(iterator, "aclose", None)
         if aclose is not None:
             with contextlib.suppress(RuntimeError):

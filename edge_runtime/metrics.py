@@ -93,6 +93,11 @@ class Metrics:
         )
         self.llm_tokens = Counter("askdocs_llm_tokens", "LLM tokens used", ["kind"], registry=r)
         self.llm_failures = Counter("askdocs_llm_failures", "LLM calls that failed", ["reason"], registry=r)
+        self.chat_stopped = Counter(
+            "askdocs_chat_streams_stopped",
+            "Chat streams closed before their answer ended (reader gone, or shutdown); work stopped",
+            registry=r,
+        )
         self.reloads = Counter("askdocs_index_reloads", "Index reload attempts", ["outcome"], registry=r)
         self.index_chunks = Gauge(
             "askdocs_index_chunks", "Chunks in the live index", ["visibility"], registry=r

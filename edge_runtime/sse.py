@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from askdocs.edge_runtime.events import StreamEvent
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 KEEP_ALIVE = b": keep-alive\n\n"
 HEADERS = {
@@ -12,6 +15,35 @@ HEADERS = {
     "X-Accel-Buffering": "no",
     "Connection": "keep-alive",
 }
+
+
+class EventStreamResponse(StreamingResponse):
+    """A streamed response that notices the reader hanging up even while nothing is written.
+
+    uvicorn drops writes to a closed connection silently, and Starlette's `StreamingResponse`
+    listens for `http.disconnect` only on servers older than ASGI spec 2.4 (from 2.4 on it
+    waits for a write to fail). An answer that writes rarely — an LLM sending a token every
+    few seconds, a long retrieval — could then run on for a reader who has left. This
+    response always races the body against `http.disconnect` and cancels the body the
+    moment the reader leaves, which cancels the work behind it.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        body = asyncio.ensure_future(self.stream_response(send))
+        hangup = asyncio.ensure_future(self.listen_for_disconnect(receive))
+        try:
+            await asyncio.wait({body, hangup}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (hangup, body):
+                task.cancel()
+            await asyncio.gather(body, hangup, return_exceptions=True)
+        if not body.cancelled() and body.exception() is not None:
+            raise body.exception()  # type: ignore[misc]
+        if self.background is not None:
+            await self.background()
 
 
 def frame(event: StreamEvent) -> bytes:

@@ -10,7 +10,8 @@ import httpx
 import pytest
 from askdocs.edge_runtime.sse import parse
 
-from tests.conftest import RESTRICTED_PHRASES
+from tests.conftest import RESTRICTED_PHRASES, Server
+from tests.fake_llm import FakeLLM, Reply
 
 
 def chat(server, message: str, **body) -> dict:
@@ -209,18 +210,81 @@ def test_repeated_questions_are_served_from_the_answer_cache(example_server):
     assert second["done"]["answer_id"] != first["done"]["answer_id"]
 
 
-def test_client_disconnect_stops_the_work(example_server):
+# -- a reader who hangs up ------------------------------------------------------------------------
+# A slow model (one token every SLOW_TOKEN seconds, 20 of them, well inside the LLM deadline)
+# keeps every answer running for a minute: whatever stops it early is the runtime noticing
+# that the reader left, never the answer finishing first (the extractive answer used here
+# before could end before the hang-up was seen, and the test was flaky under load).
+SLOW_TOKEN = 3.0
+
+
+@pytest.fixture(scope="module")
+def slow_llm(example_site):
+    fake = FakeLLM()
+    server = Server(
+        [str(example_site.site_dir)],
+        env={
+            "OPENAI_BASE_URL": fake.url,
+            "OPENAI_API_KEY": "sk-test",
+            "ASKDOCS_LLM_MODEL": "fake-1",
+            "ASKDOCS_LLM_AGENT": "off",
+            "ASKDOCS_LLM_TIMEOUT": "120",
+            "ASKDOCS_LLM_IDLE_TIMEOUT": "60",
+        },
+    )
+    yield server, fake
+    server.stop()
+    fake.stop()
+
+
+def stopped_streams(server) -> float:
+    for line in httpx.get(server.url + "/metrics", timeout=10).text.splitlines():
+        if line.startswith("askdocs_chat_streams_stopped_total "):
+            return float(line.split()[1])
+    raise AssertionError("no askdocs_chat_streams_stopped_total in /metrics")
+
+
+def hang_up_after(server, question: str, event: str) -> None:
     with (
         httpx.Client(timeout=30) as client,
-        client.stream(
-            "POST", example_server.url + "/api/chat", json={"message": "How do backups and restores work?"}
-        ) as response,
+        client.stream("POST", server.url + "/api/chat", json={"message": question}) as response,
     ):
-        for chunk in response.iter_text():
-            if "event: status" in chunk:
-                break
-    deadline = time.time() + 10
-    while time.time() < deadline and "closed by the client" not in example_server.output():
+        for line in response.iter_lines():
+            if line == f"event: {event}":
+                return
+    raise AssertionError(f"the stream ended before any {event!r} event")
+
+
+def test_client_disconnect_stops_the_work(slow_llm):
+    """Hang up after the first event: the answer (a minute long) is stopped and says so."""
+    server, fake = slow_llm
+    fake.script(Reply(text=["slow "] * 20, delay=SLOW_TOKEN))
+    stopped, hung_up = stopped_streams(server), fake.hung_up
+    hang_up_after(server, "How do backups and restores work?", "status")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and "closed by the client" not in server.output():
         time.sleep(0.1)
-    assert "closed by the client" in example_server.output()
-    assert httpx.get(example_server.url + "/healthz").status_code == 200
+    assert "closed by the client; work stopped" in server.output()
+    assert stopped_streams(server) == stopped + 1
+    # Stopped wherever it was (retrieval, or waiting on the model): no model stream ran to its end.
+    assert fake.wait_idle(2 * SLOW_TOKEN)
+    assert len(fake.requests) == fake.hung_up - hung_up, (len(fake.requests), fake.hung_up - hung_up)
+    assert httpx.get(server.url + "/healthz").status_code == 200
+
+
+def test_a_reader_who_hangs_up_on_a_slow_llm_stops_the_upstream_read(slow_llm):
+    """The runtime writes nothing while it waits for the model's next token, so no failed write
+    can tell it the reader left; it must see `http.disconnect` itself and cancel the upstream
+    read. Before, the model was read on for 15 s and more (until garbage collection) after the
+    reader had gone; the bound below is shorter than one token interval, so noticing the hang-up
+    only on the next token fails too."""
+    server, fake = slow_llm
+    fake.script(Reply(text=["slow "] * 20, delay=SLOW_TOKEN))
+    stopped, hung_up = stopped_streams(server), fake.hung_up
+    hang_up_after(server, "How do I send webhooks through a corporate proxy?", "token")
+    assert fake.active == 1 and len(fake.requests) == 1
+    assert fake.wait_idle(SLOW_TOKEN - 1), "the runtime kept reading the model after the reader left"
+    assert fake.hung_up == hung_up + 1
+    assert stopped_streams(server) == stopped + 1
+    assert "closed by the client; work stopped" in server.output()
+    assert httpx.get(server.url + "/healthz").status_code == 200
