@@ -26,6 +26,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/build_scale_bench.py
 	$(VENV)/bin/python benchmarks/memory_bench.py
 	$(VENV)/bin/python benchmarks/load_bench.py
+	$(VENV)/bin/python benchmarks/fault_bench.py
 	$(VENV)/bin/python benchmarks/llm_bench.py
 
 fuzz: setup

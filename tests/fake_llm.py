@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -47,15 +53,21 @@ class Reply:
 
 
 class FakeLLM:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0, default: Reply | None = None) -> None:
         self.queue: list[Reply] = []
-        self.default = Reply(text=["Fine."])
+        self.default = default or Reply(text=["Fine."])
         self.requests: list[dict] = []
         self.active = 0  # streams still open
         self.hung_up = 0  # streams the client closed before they ended
+        self.started = 0  # streams begun
         self._lock = threading.Lock()
-        app = Starlette(routes=[Route("/v1/chat/completions", self._complete, methods=["POST"])])
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+        app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._complete, methods=["POST"]),
+                Route("/stats", self._stats),
+            ]
+        )
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         while not self.server.started:
@@ -87,9 +99,20 @@ class FakeLLM:
             return Response(reply.raw, media_type=reply.content_type)
         return StreamingResponse(self._tracked(self._events(reply)), media_type=reply.content_type)
 
+    async def _stats(self, request: Request) -> Response:
+        return JSONResponse(
+            {
+                "requests": len(self.requests),
+                "started": self.started,
+                "active": self.active,
+                "hung_up": self.hung_up,
+            }
+        )
+
     async def _tracked(self, events):
         with self._lock:
             self.active += 1
+            self.started += 1
         finished = False
         try:
             async for chunk in events:
@@ -147,3 +170,46 @@ class FakeLLM:
         yield f"data: {json.dumps({'choices': [], 'usage': reply.usage})}\n\n".encode()
         if reply.send_done:
             yield b"data: [DONE]\n\n"
+
+
+class FakeLLMProcess:
+    """The fake in a process of its own (`python -m tests.fake_llm`), so a test can kill it mid-stream.
+
+    Every request gets the same reply: `tokens` plain words, one every `delay` seconds."""
+
+    def __init__(self, port: int, tokens: int = 12, delay: float = 0.3, log: Path | None = None) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/v1"
+        command = [sys.executable, "-m", "tests.fake_llm", str(port), str(tokens), str(delay)]
+        output = log.open("w") if log else subprocess.DEVNULL
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, f"the fake LLM exited with {self.process.returncode}"
+            try:
+                self.stats()
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError("the fake LLM process did not start")
+
+    def stats(self) -> dict:
+        return httpx.get(f"http://127.0.0.1:{self.port}/stats", timeout=5).json()
+
+    def kill(self) -> None:
+        """SIGKILL: its open streams break off mid-token and its port refuses connections."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)
+
+
+def _main(argv: list[str]) -> None:
+    port, tokens, delay = int(argv[0]), int(argv[1]), float(argv[2])
+    words = ["The ", "documentation ", "covers ", "this ", "question ", "in ", "its ", "own ", "words "]
+    fake = FakeLLM(port, Reply(text=[words[i % len(words)] for i in range(tokens)], delay=delay))
+    print(f"fake LLM on {fake.url}", flush=True)
+    fake.thread.join()
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])
