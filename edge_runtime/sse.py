@@ -25,7 +25,8 @@ class EventStreamResponse(StreamingResponse):
     waits for a write to fail). An answer that writes rarely — an LLM sending a token every
     few seconds, a long retrieval — could then run on for a reader who has left. This
     response always races the body against `http.disconnect` and cancels the body the
-    moment the reader leaves, which cancels the work behind it.
+    moment the reader leaves, which cancels the work behind it (`drain.bounded` passes the
+    cancellation on to the answer's generator), whatever spec version the server reports.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

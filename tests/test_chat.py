@@ -259,7 +259,7 @@ def test_client_disconnect_stops_the_work(slow_llm):
     """Hang up after the first event: the answer (a minute long) is stopped and says so."""
     server, fake = slow_llm
     fake.script(Reply(text=["slow "] * 20, delay=SLOW_TOKEN))
-    stopped, hung_up = stopped_streams(server), fake.hung_up
+    stopped, hung_up, started = stopped_streams(server), fake.hung_up, fake.started
     hang_up_after(server, "How do backups and restores work?", "status")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and "closed by the client" not in server.output():
@@ -268,7 +268,7 @@ def test_client_disconnect_stops_the_work(slow_llm):
     assert stopped_streams(server) == stopped + 1
     # Stopped wherever it was (retrieval, or waiting on the model): no model stream ran to its end.
     assert fake.wait_idle(2 * SLOW_TOKEN)
-    assert len(fake.requests) == fake.hung_up - hung_up, (len(fake.requests), fake.hung_up - hung_up)
+    assert fake.started - started == fake.hung_up - hung_up, (fake.started - started, fake.hung_up - hung_up)
     assert httpx.get(server.url + "/healthz").status_code == 200
 
 
