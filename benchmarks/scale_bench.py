@@ -142,13 +142,16 @@ def metric(url: str, name: str) -> float:
     return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(names))
 
 
-ON_THE_PATH = ("rate_limit", "answer_cache")  # a request waits on these; events are written behind it
+ON_THE_PATH = ("rate_limit", "answer_cache")  # a request waits on these before `done`
+BEHIND = ("writer",)  # the answer's cache store and log record, one pipelined trip after `done`
 
 
-def redis_counters(urls: list[str]) -> tuple[float, float]:
-    """(round trips, seconds waited on Redis by the stores a request waits on), summed over replicas.
+def redis_counters(urls: list[str], stores: tuple[str, ...] = ON_THE_PATH) -> tuple[float, float]:
+    """(round trips, seconds waited on Redis by `stores`), summed over replicas.
 
-    The cache store after `done` is counted too (it holds the stream open, not the answer)."""
+    A wait is wall time from sending a command to reading its reply in the replica's event
+    loop: work the loop does meanwhile (writing the `searching` event to the reader while
+    the cache lookup is out) is counted in it."""
     import httpx
 
     trips = waited = 0.0
@@ -157,7 +160,7 @@ def redis_counters(urls: list[str]) -> tuple[float, float]:
             if line.startswith("askdocs_redis_round_trips_total "):
                 trips += float(line.split()[-1])
             elif line.startswith("askdocs_redis_wait_seconds_total{") and any(
-                f'store="{store}"' in line for store in ON_THE_PATH
+                f'store="{store}"' in line for store in stores
             ):
                 waited += float(line.split()[-1])
     return trips, waited
@@ -254,6 +257,7 @@ def redis_overhead(site: Path, work: Path, redis: RedisServer, rounds: int) -> d
             k: {"local": [], "redis": []} for k in ("search", "chat")
         }
         waits: dict[str, list[float]] = {"search": [], "chat": []}  # ms waited on Redis, server side
+        behind: list[float] = []  # ms the replica's writer spent on each answer's store and log
         with httpx.Client(timeout=60) as client:
             for server in (local, shared):  # warm both
                 for q in QUESTIONS:
@@ -273,14 +277,17 @@ def redis_overhead(site: Path, work: Path, redis: RedisServer, rounds: int) -> d
                             now = redis_counters([base])[1]
                             waits["search"].append((now - waited) * 1000)
                             waited = now
+                        written = redis_counters([base], BEHIND)[1] if name == "redis" else 0.0
                         samples["chat"][name].append(time_to_done(client, base, q))
                         if name == "redis":
                             waits["chat"].append((redis_counters([base])[1] - waited) * 1000)
+                            time.sleep(0.02)  # the writer's trip, behind the answer
+                            behind.append((redis_counters([base], BEHIND)[1] - written) * 1000)
     finally:
         local.stop()
         if shared is not None:
             shared.stop()
-    return {
+    out = {
         kind: {
             "local": summary(v["local"]),
             "redis": summary(v["redis"]),
@@ -289,6 +296,8 @@ def redis_overhead(site: Path, work: Path, redis: RedisServer, rounds: int) -> d
         }
         for kind, v in samples.items()
     }
+    out["chat"]["writer_ms"] = summary(behind)
+    return out
 
 
 def main() -> None:
@@ -355,12 +364,17 @@ def main() -> None:
     )
     print(f"\nRedis round trip (asyncio PING, loopback): p50 {rtt['p50']:.3f} ms, p95 {rtt['p95']:.3f} ms")
     report.goal(
-        "time an answer waits on Redis, p50 (server side: rate limit, cache lookup and store)",
+        "time an answer waits on Redis, p50 (server side: rate limit and cache lookup)",
         overhead["chat"]["redis_wait_ms"]["p50"],
         "<=",
         1.0,
         " ms",
-        note="rate limit and cache lookup before `done`, the store after it; the log is written behind",
+        note="the store and the log record ride behind `done` in one pipelined trip of the writer",
+    )
+    writer = overhead["chat"]["writer_ms"]
+    report.note(
+        f"the writer's trip per answer (cache store + log record, behind `done`): "
+        f"p50 {writer['p50']:.2f} ms, p95 {writer['p95']:.2f} ms"
     )
     report.note(
         f"end to end, interleaved: an answer with Redis took {overhead['chat']['p50_delta_ms']:+.2f} ms "

@@ -170,7 +170,8 @@ class ChatService:
         try:
             while True:
                 try:
-                    event = await asyncio.wait_for(queue.get(), timeout=KEEP_ALIVE_SECONDS)
+                    async with asyncio.timeout(KEEP_ALIVE_SECONDS):  # no task per event (as wait_for makes)
+                        event = await queue.get()
                 except TimeoutError:
                     yield sse.KEEP_ALIVE
                     continue

@@ -7,6 +7,10 @@ a limit (N per replica instead of N in total) and readers keep getting answers;
 `fail="closed"` refuses the request (503) instead, for deployments where the
 limit guards a paid LLM bill.
 
+With Redis, one decision is one round trip: a Lua script does the moving window
+(the algorithm and keys of `limits`' Redis storage) and, when it refuses, also
+says when a slot frees up (no second call for `Retry-After`).
+
 The address is `request.client`, which `ClientAddressMiddleware` has already resolved
 (forwarding headers count only from trusted proxies; see clientaddr.py).
 """
@@ -18,7 +22,7 @@ from dataclasses import dataclass
 
 from askdocs.edge_runtime.state import PREFIX, RedisLink, Unavailable
 from limits import parse
-from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from starlette.requests import Request
 
@@ -40,15 +44,7 @@ class RateLimiter:
         self.item = parse(rate)
         self.local = MovingWindowRateLimiter(MemoryStorage())
         self.link = link
-        self.shared = None
-        if link is not None:
-            storage = RedisStorage(
-                "async+" + link.url,
-                implementation="redispy",
-                key_prefix=PREFIX + "ratelimit",
-                connection_pool=link.client.connection_pool,
-            )
-            self.shared = MovingWindowRateLimiter(storage)
+        self._script = link.client.register_script(_MOVING_WINDOW) if link is not None else None
         self.fail = fail
         self.degraded = 0  # decisions taken without redis
 
@@ -58,10 +54,9 @@ class RateLimiter:
 
     async def hit(self, request: Request) -> Decision:
         key = self.client_key(request)
-        if self.shared is not None and self.link is not None:
-            shared = self.shared
+        if self._script is not None and self.link is not None:
             try:
-                allowed, retry = await self.link.run("rate_limit", lambda _: self._hit(shared, key))
+                allowed, retry = await self._shared_hit(self.link, self._script, key)
                 return Decision(allowed, retry, "redis")
             except Unavailable:
                 self.degraded += 1
@@ -76,3 +71,29 @@ class RateLimiter:
             return True, 0
         stats = await limiter.get_window_stats(self.item, key)
         return False, max(1, int(stats.reset_time - time.time()))
+
+    async def _shared_hit(self, link: RedisLink, script, key: str) -> tuple[bool, int]:
+        """One round trip: take a slot, or learn when the oldest entry in the window expires."""
+        now, expiry = time.time(), self.item.get_expiry()
+        keys = [f"{PREFIX}ratelimit:{self.item.key_for(key)}"]  # the key `limits` would use
+        args = [now, self.item.amount, expiry]
+        refused = await link.run("rate_limit", lambda _: script(keys=keys, args=args))
+        if refused is None:
+            return True, 0
+        return False, max(1, int(float(refused) + expiry - now))
+
+
+# A moving window as `limits` keeps it in Redis: a list of hit times, newest first, at most
+# `limit` long. Refused (the `limit`-th newest hit is still inside the window): that hit's
+# time, which says when a slot frees up. Allowed: nil, and this hit is recorded.
+_MOVING_WINDOW = """
+local now, limit, expiry = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local entry = redis.call('LINDEX', KEYS[1], limit - 1)
+if entry and tonumber(entry) >= now - expiry then
+    return entry
+end
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, limit - 1)
+redis.call('EXPIRE', KEYS[1], expiry)
+return false
+"""

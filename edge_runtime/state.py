@@ -35,6 +35,7 @@ T = TypeVar("T")
 PREFIX = "askdocs:"
 EVENT_STREAM = PREFIX + "events"
 EVENT_BUFFER = 10_000  # events kept locally while Redis is unreachable
+STORE_QUEUE = 1_000  # answer-cache stores waiting for the writer; past it a store is skipped (counted)
 BACKOFF_SECONDS = (0.5, 1.0, 2.0, 5.0)
 
 
@@ -77,7 +78,8 @@ class RedisLink:
         started = time.perf_counter()
         try:
             self.round_trips += 1
-            result = await asyncio.wait_for(call(self.client), self.timeout * 2)
+            async with asyncio.timeout(self.timeout * 2):  # no extra task per call (as wait_for makes)
+                result = await call(self.client)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # redis errors, OSError, timeouts: all mean "not now"
@@ -197,10 +199,22 @@ class LocalAnswerCache:
 class RedisAnswerCache:
     """Answers shared by all replicas: one key per answer with a TTL. The byte budget
     is enforced per TTL window (at most `max_bytes / 2` written per window, so what
-    is alive at any moment stays under `max_bytes`); over it, answers go uncached."""
+    is alive at any moment stays under `max_bytes`); over it, answers go uncached.
 
-    def __init__(self, link: RedisLink, max_bytes: int, ttl: float, name: str = "answer") -> None:
+    A lookup is one GET. With a `writer` (the replica's `EventStream`), a store rides in
+    the writer's next pipeline with the answer's log record (one round trip for both,
+    fewer under load); `put` returns once it is written or skipped."""
+
+    def __init__(
+        self,
+        link: RedisLink,
+        max_bytes: int,
+        ttl: float,
+        name: str = "answer",
+        writer: EventStream | None = None,
+    ) -> None:
         self.link, self.max_bytes, self.ttl, self.name = link, max_bytes, max(1, int(ttl)), name
+        self.writer = writer
         self.hits = self.misses = self.skipped = self.over_budget = 0
         self._put = link.client.register_script(_PUT_SCRIPT)
 
@@ -221,12 +235,16 @@ class RedisAnswerCache:
         window = PREFIX + f"answer-bytes:{int(time.time() // self.ttl)}"
         keys = [window, PREFIX + "answer:" + key]
         args = [len(raw), self.ttl, self.max_bytes // 2, raw]
-        try:
-            stored = await self.link.run("answer_cache", lambda r: self._put(keys=keys, args=args))
-        except Unavailable:
+        if self.writer is not None:
+            stored = await self.writer.store(keys, args)
+        else:
+            try:
+                stored = await self.link.run("answer_cache", lambda r: self._put(keys=keys, args=args))
+            except Unavailable:
+                stored = None
+        if stored is None:
             self.skipped += 1
-            return
-        if not stored:
+        elif not stored:
             self.over_budget += 1
 
 
@@ -330,11 +348,14 @@ class RedisTokenBudget:
 
 
 class EventStream:
-    """Answer and feedback records appended to a Redis Stream (trimmed to `maxlen`).
+    """Answer and feedback records appended to a Redis Stream (trimmed to `maxlen`), and the
+    replica's one background writer.
 
     `add` never waits on Redis: records queue in a bounded local buffer that a
     background task drains in pipelined batches. When the buffer is full the
     oldest record is dropped and counted: the loss shows in /healthz and /metrics.
+    Answer-cache stores (`store`) ride in the same pipelines, so an answer's store
+    and its log record cost one round trip together, off the reader's clock.
     """
 
     def __init__(
@@ -342,6 +363,7 @@ class EventStream:
     ) -> None:
         self.link, self.maxlen, self.buffer, self.answer_ttl = link, maxlen, buffer, answer_ttl
         self.pending: deque[tuple[str, str | None]] = deque()
+        self.stores: list[tuple[list[str], list, asyncio.Future]] = []  # answer-cache stores waiting
         self.written = self.dropped = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -368,24 +390,47 @@ class EventStream:
             self._wake.clear()
             await self.drain()
 
+    async def store(self, keys: list[str], args: list) -> bool | None:
+        """An answer-cache store (`_PUT_SCRIPT`) in the writer's next pipeline: True if
+        stored, False if over the byte budget, None if skipped (Redis away, queue full)."""
+        if self.link.skipping() or len(self.stores) >= STORE_QUEUE:
+            return None
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self.stores.append((keys, args, future))
+        if self._loop is loop and self._wake is not None:
+            self._wake.set()
+        else:  # no background writer in this loop (a caller of its own): write now
+            await self.drain()
+        try:
+            async with asyncio.timeout(self.link.timeout * 4):
+                return await asyncio.shield(future)
+        except TimeoutError:
+            return None
+
     async def drain(self) -> bool:
-        """Write what is buffered; False if Redis refused (the records stay buffered)."""
-        while self.pending:
+        """Write what is buffered; False if Redis refused (records stay buffered, stores are skipped)."""
+        while self.pending or self.stores:
             with self._lock:
                 batch = [self.pending[i] for i in range(min(200, len(self.pending)))]
+            stores, self.stores = self.stores[:200], self.stores[200:]
 
-            async def write(r, batch=batch) -> None:
+            async def write(r, batch=batch, stores=stores) -> list:
                 async with r.pipeline(transaction=False) as pipe:
+                    for keys, args, _ in stores:  # EVAL: a script object would add a SCRIPT EXISTS trip
+                        pipe.eval(_PUT_SCRIPT, len(keys), *keys, *args)
                     for line, answer_id in batch:
                         pipe.xadd(EVENT_STREAM, {"record": line}, maxlen=self.maxlen, approximate=True)
                         if answer_id:
                             pipe.set(PREFIX + "aid:" + answer_id, 1, ex=self.answer_ttl)
-                    await pipe.execute()
+                    return await pipe.execute()
 
             try:
-                await self.link.run("events", write)
+                results = await self.link.run("writer", write)
             except Unavailable:
+                _settle(stores, None)
                 return False
+            _settle(stores, results)
             with self._lock:
                 for _ in batch:
                     if self.pending:
@@ -409,6 +454,12 @@ class EventStream:
             "buffer_limit": self.buffer,
             "dropped": self.dropped,
         }
+
+
+def _settle(stores: list[tuple[list[str], list, asyncio.Future]], results: list | None) -> None:
+    for n, (_, _, future) in enumerate(stores):
+        if not future.done():
+            future.set_result(None if results is None else bool(results[n]))
 
 
 def read_stream(url: str, *, batch: int = 1000, timeout: float = 5.0) -> list[dict]:
@@ -438,10 +489,10 @@ class SharedState:
     def __init__(self, settings) -> None:
         self.link = RedisLink(settings.redis_url, settings.redis_timeout) if settings.redis_url else None
         if self.link is not None:
-            self.answers: AnswerCache = RedisAnswerCache(
-                self.link, settings.answer_cache_bytes, settings.answer_cache_ttl
-            )
             self.events: EventStream | None = EventStream(self.link, settings.event_stream_maxlen)
+            self.answers: AnswerCache = RedisAnswerCache(
+                self.link, settings.answer_cache_bytes, settings.answer_cache_ttl, writer=self.events
+            )
         else:
             self.answers = LocalAnswerCache(
                 settings.answer_cache, settings.answer_cache_bytes, settings.answer_cache_ttl

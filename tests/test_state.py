@@ -88,6 +88,58 @@ def test_the_shared_cache_keeps_to_its_byte_budget(redis_server):
     run(scenario())
 
 
+def test_a_store_and_the_answer_log_share_one_round_trip(redis_server):
+    """With the replica's writer, an answer's cache store rides in the pipeline that writes its
+    log record: one round trip for both, and `put` returns once the answer is readable elsewhere."""
+
+    async def scenario():
+        one, two = RedisLink(redis_server.url), RedisLink(redis_server.url)
+        events = EventStream(one, maxlen=1000)
+        writer = asyncio.create_task(events.run())
+        await asyncio.sleep(0)  # the writer is running, as under the app's lifespan
+        a = RedisAnswerCache(one, 1000, 60, writer=events)
+        b = RedisAnswerCache(two, 1000, 60)
+        trips = one.round_trips
+        events.add('{"type": "answer", "n": 1}', "a_1")
+        await a.put("k1", {"text": "BLUE HERON"})
+        assert one.round_trips - trips == 1 and "writer" in one.wait_seconds
+        assert await b.get("k1") == {"text": "BLUE HERON"} and events.written == 1
+        await a.put("k2", {"text": "z" * 600})  # over the budget's 500 bytes per window
+        assert a.over_budget == 1 and await b.get("k2") is None
+        redis_server.stop()
+        await a.put("k3", {"text": "x"})  # Redis away: skipped and counted, never an error
+        await a.put("k4", {"text": "x"})  # the breaker: skipped without waiting
+        assert a.skipped == 2 and not events.stores
+        writer.cancel()
+        await one.aclose()
+        await two.aclose()
+
+    run(scenario())
+
+
+def test_a_shared_rate_limit_decision_is_one_round_trip(redis_server):
+    """Two replicas share one moving window; a refusal carries its Retry-After in the same call."""
+    from askdocs.edge_runtime.ratelimit import RateLimiter
+
+    async def scenario():
+        one, two = RedisLink(redis_server.url), RedisLink(redis_server.url)
+        a, b = RateLimiter("3/minute", one), RateLimiter("3/minute", two)
+        reader = SimpleNamespace(client=SimpleNamespace(host="10.0.0.7"))
+        other = SimpleNamespace(client=SimpleNamespace(host="10.0.0.8"))
+        trips = one.round_trips + two.round_trips
+        decisions = [await limiter.hit(reader) for limiter in (a, b, a, b, a)]
+        assert one.round_trips + two.round_trips - trips == 5  # one per decision, refusals included
+        assert [d.allowed for d in decisions] == [True, True, True, False, False]
+        assert {d.backend for d in decisions} == {"redis"}
+        assert all(55 <= d.retry_after <= 60 for d in decisions[3:])
+        assert (await b.hit(other)).allowed  # per client
+        assert redis_server.client().ttl("askdocs:ratelimit:LIMITER/10.0.0.7/3/1/minute") > 50
+        await one.aclose()
+        await two.aclose()
+
+    run(scenario())
+
+
 def test_the_token_budget_is_one_budget_for_all_replicas(redis_server):
     async def scenario():
         one, two = RedisLink(redis_server.url), RedisLink(redis_server.url)
