@@ -30,14 +30,14 @@ from askdocs.edge_runtime.holder import IndexHolder
 from askdocs.edge_runtime.llm import LLMClient
 from askdocs.edge_runtime.mcp_server import MCP_PATH, McpEndpoint, rpc_error
 from askdocs.edge_runtime.metrics import Metrics
-from askdocs.edge_runtime.query import search_query_for
-from askdocs.edge_runtime.ratelimit import RateLimiter
+from askdocs.edge_runtime.query import make_query, search_query_for
+from askdocs.edge_runtime.ratelimit import Decision, RateLimiter
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import ScopeCache
 from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, SearchOutcome, hybrid_search
 from askdocs.edge_runtime.settings import Settings
 from askdocs.edge_runtime.slowclients import BodyDeadline
-from askdocs.edge_runtime.state import SharedState
+from askdocs.edge_runtime.state import RedisAnswerCache, SharedState
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -101,6 +101,14 @@ class Runtime:
                 else None
             ),
             cache_enabled=settings.answer_cache > 0,
+        )
+        # With a shared rate limit and a shared cache, a chat's limit decision and its cache
+        # lookup go to Redis in one round trip: the chat route counts itself (see Guard).
+        self.chat_counts_itself = (
+            self.limiter is not None
+            and self.limiter.link is not None
+            and isinstance(self.shared.answers, RedisAnswerCache)
+            and self.chat.cache_enabled
         )
         self.drain = Drain()
         self.started = time.time()
@@ -242,15 +250,34 @@ def _search_body(data: dict, settings: Settings) -> tuple[str, int, str | None]:
 async def chat_endpoint(request: Request) -> Response:
     rt = _runtime(request)
     live = rt.holder.state
-    _, scope = rt.scope_for(request, live.corpus)
-    body = await _read_body(request, rt.settings.max_chat_bytes)
-    chat_request = ChatRequest.parse(body, rt.settings)
+    counts_itself = request.scope.get("state", {}).get(COUNTS_ITSELF, False)
+    try:
+        _, scope = rt.scope_for(request, live.corpus)
+        body = await _read_body(request, rt.settings.max_chat_bytes)
+        chat_request = ChatRequest.parse(body, rt.settings)
+    except Exception:
+        if counts_itself and rt.limiter is not None:  # a refused request counts all the same
+            refusal = _refusal(await rt.limiter.hit(request), request.url.path)
+            if refusal is not None:
+                return refusal
+        raise
     client = (
         rt.limiter.client_key(request)
         if rt.limiter
         else (request.client.host if request.client else "unknown")
     )
-    response = rt.chat.respond(chat_request, live, scope, client)
+    query = make_query(chat_request, scope)
+    looked_up = None
+    if counts_itself and rt.limiter is not None and isinstance(rt.shared.answers, RedisAnswerCache):
+        cache = rt.shared.answers
+        key = rt.chat.lookup_key(query, scope, live.corpus.version)
+        decision = await rt.limiter.hit(request, fetch=None if key is None else cache.redis_key(key))
+        refusal = _refusal(decision, request.url.path)
+        if refusal is not None:
+            return refusal
+        if key is not None:  # the lookup rode along: the answer does not ask again
+            looked_up = (key, cache.take(decision.value) if decision.fetched else cache.skip())
+    response = rt.chat.respond(chat_request, live, scope, client, query=query, looked_up=looked_up)
     response.body_iterator = bounded(response.body_iterator, rt.drain)
     response.headers.update(_served_by(live))
     return response
@@ -469,27 +496,14 @@ class Guard:
         rt = self.runtime
         limited = path.startswith("/api/") or path == MCP_PATH
         if rt.limiter is not None and limited and scope["method"] != "OPTIONS":
-            decision = await rt.limiter.hit(Request(scope))
-            # MCP clients show a JSON-RPC error's message; /api/* callers get the API's error shape.
-            refuse = rpc_error if path == MCP_PATH else error_response
-            if decision.backend == "closed":
-                rt.metrics.requests.labels(endpoint, "503").inc()
-                response = refuse(
-                    503,
-                    "rate_limit_unavailable",
-                    "the shared rate limit cannot be checked right now; retry shortly",
-                    {"Retry-After": "1"},
-                )
-                await response(scope, receive, send)
-                return
-            if not decision.allowed:
-                retry = decision.retry_after
-                rt.metrics.requests.labels(endpoint, "429").inc()
-                response = refuse(
-                    429, "rate_limited", f"too many requests; retry in {retry}s", {"Retry-After": str(retry)}
-                )
-                await response(scope, receive, send)
-                return
+            if rt.chat_counts_itself and path == "/api/chat" and scope["method"] == "POST":
+                scope.setdefault("state", {})[COUNTS_ITSELF] = True  # with its cache lookup, one trip
+            else:
+                refusal = _refusal(await rt.limiter.hit(Request(scope)), path)
+                if refusal is not None:
+                    rt.metrics.requests.labels(endpoint, str(refusal.status_code)).inc()
+                    await refusal(scope, receive, send)
+                    return
         status = {"code": 500}
         started = time.perf_counter()
 
@@ -503,6 +517,28 @@ class Guard:
         finally:
             rt.metrics.requests.labels(endpoint, str(status["code"])).inc()
             rt.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
+
+
+COUNTS_ITSELF = "askdocs.rate_limit_in_route"
+
+
+def _refusal(decision: Decision, path: str) -> Response | None:
+    """The response for a request the rate limit refuses (None: go on)."""
+    # MCP clients show a JSON-RPC error's message; /api/* callers get the API's error shape.
+    refuse = rpc_error if path == MCP_PATH else error_response
+    if decision.backend == "closed":
+        return refuse(
+            503,
+            "rate_limit_unavailable",
+            "the shared rate limit cannot be checked right now; retry shortly",
+            {"Retry-After": "1"},
+        )
+    if not decision.allowed:
+        retry = decision.retry_after
+        return refuse(
+            429, "rate_limited", f"too many requests; retry in {retry}s", {"Retry-After": str(retry)}
+        )
+    return None
 
 
 async def _api_root(request: Request) -> Response:

@@ -142,18 +142,40 @@ class ChatService:
         if self.llm is not None:
             await self.llm.aclose()
 
-    def respond(self, request: ChatRequest, live, scope, client: str) -> sse.EventStreamResponse:
+    def lookup_key(self, query: Query, scope, version: str) -> str | None:
+        """The answer-cache key this question will be looked up under, or None when it will
+        not be (cache off, or a request for a person, answered at once)."""
+        if not self.cache_enabled:
+            return None
+        if human_requested(query, support_for(scope, query.locale, self.settings.support_url)) is not None:
+            return None
+        return self._cache_key(query, scope, version)
+
+    def respond(
+        self,
+        request: ChatRequest,
+        live,
+        scope,
+        client: str,
+        *,
+        query: Query | None = None,
+        looked_up: tuple[str, dict | None] | None = None,
+    ) -> sse.EventStreamResponse:
+        """The answer as an SSE stream. `query` is `make_query`'s, if the caller made it;
+        `looked_up` is (key, cached answer or None) if the caller already asked the cache."""
         return sse.EventStreamResponse(
-            self._stream(request, live, scope, client), media_type="text/event-stream", headers=sse.HEADERS
+            self._stream(request, live, scope, client, query, looked_up),
+            media_type="text/event-stream",
+            headers=sse.HEADERS,
         )
 
-    async def _stream(self, request: ChatRequest, live, scope, client: str):
+    async def _stream(self, request: ChatRequest, live, scope, client: str, query=None, looked_up=None):
         queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
         stream = _Stream(queue, Timing(), self.metrics)
 
         async def produce() -> None:
             try:
-                await self._answer(request, live, scope, client, stream)
+                await self._answer(request, live, scope, client, stream, query, looked_up)
                 if not stream.final:
                     await stream.emit(events.error("internal", "the answer ended without a result"))
             except asyncio.CancelledError:
@@ -186,12 +208,21 @@ class ChatService:
                 self.metrics.chat_stopped.inc()
                 log.info("chat stream closed by the client; work stopped")
 
-    async def _answer(self, request: ChatRequest, live, scope, client: str, stream: _Stream) -> None:
+    async def _answer(
+        self,
+        request: ChatRequest,
+        live,
+        scope,
+        client: str,
+        stream: _Stream,
+        query: Query | None = None,
+        looked_up: tuple[str, dict | None] | None = None,
+    ) -> None:
         await stream.emit(events.status("searching"))
         corpus = live.corpus
         answer_id = "a_" + secrets.token_hex(8)
         docs = Docs(scope, live.embedder, self.fs_caches)
-        query = make_query(request, scope)
+        query = query or make_query(request, scope)
         support = support_for(scope, query.locale, self.settings.support_url)
         record: dict = {
             "type": "answer",
@@ -208,7 +239,10 @@ class ChatService:
             await self._deliver(early, answer_id, stream, record, cached=False)
             return
         key = self._cache_key(query, scope, corpus.version)
-        cached = await self.answer_cache.get(key) if self.cache_enabled else None
+        if looked_up is not None and looked_up[0] == key:
+            cached = looked_up[1]  # asked in the rate limit's round trip
+        else:
+            cached = await self.answer_cache.get(key) if self.cache_enabled else None
         if cached is not None:
             answer = with_escalation(Answer.from_json(cached), query, support)
             await self._deliver(answer, answer_id, stream, record, cached=True)

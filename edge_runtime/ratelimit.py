@@ -32,6 +32,8 @@ class Decision:
     allowed: bool
     retry_after: int
     backend: str  # "redis" | "local" (this replica's counters) | "closed" (redis away, fail closed)
+    fetched: bool = False  # the key asked for with `fetch` was read in the same round trip
+    value: bytes | None = None  # ... and this is what it held
 
 
 class RateLimiter:
@@ -52,12 +54,14 @@ class RateLimiter:
     def client_key(request: Request) -> str:
         return request.client.host if request.client else "unknown"
 
-    async def hit(self, request: Request) -> Decision:
+    async def hit(self, request: Request, fetch: str | None = None) -> Decision:
+        """Count this request. `fetch`: a Redis key to read in the same round trip (the chat
+        route's answer-cache lookup); `fetched` is False when Redis could not be asked."""
         key = self.client_key(request)
         if self._script is not None and self.link is not None:
             try:
-                allowed, retry = await self._shared_hit(self.link, self._script, key)
-                return Decision(allowed, retry, "redis")
+                allowed, retry, value = await self._shared_hit(self.link, self._script, key, fetch)
+                return Decision(allowed, retry, "redis", fetch is not None, value)
             except Unavailable:
                 self.degraded += 1
                 if self.fail == "closed":
@@ -72,15 +76,29 @@ class RateLimiter:
         stats = await limiter.get_window_stats(self.item, key)
         return False, max(1, int(stats.reset_time - time.time()))
 
-    async def _shared_hit(self, link: RedisLink, script, key: str) -> tuple[bool, int]:
-        """One round trip: take a slot, or learn when the oldest entry in the window expires."""
+    async def _shared_hit(
+        self, link: RedisLink, script, key: str, fetch: str | None
+    ) -> tuple[bool, int, bytes | None]:
+        """One round trip: take a slot, or learn when the oldest entry in the window expires;
+        and read `fetch` alongside, if given."""
         now, expiry = time.time(), self.item.get_expiry()
         keys = [f"{PREFIX}ratelimit:{self.item.key_for(key)}"]  # the key `limits` would use
         args = [now, self.item.amount, expiry]
-        refused = await link.run("rate_limit", lambda _: script(keys=keys, args=args))
+        value = None
+        if fetch is None:
+            refused = await link.run("rate_limit", lambda _: script(keys=keys, args=args))
+        else:
+
+            async def both(r) -> list:
+                async with r.pipeline(transaction=False) as pipe:
+                    pipe.eval(_MOVING_WINDOW, 1, *keys, *args)  # EVAL: no SCRIPT EXISTS trip first
+                    pipe.get(fetch)
+                    return await pipe.execute()
+
+            refused, value = await link.run("rate_limit", both)
         if refused is None:
-            return True, 0
-        return False, max(1, int(float(refused) + expiry - now))
+            return True, 0, value
+        return False, max(1, int(float(refused) + expiry - now)), value
 
 
 # A moving window as `limits` keeps it in Redis: a list of hit times, newest first, at most

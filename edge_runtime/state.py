@@ -220,15 +220,26 @@ class RedisAnswerCache:
 
     async def get(self, key: str) -> dict | None:
         try:
-            raw = await self.link.run("answer_cache", lambda r: r.get(PREFIX + "answer:" + key))
+            raw = await self.link.run("answer_cache", lambda r: r.get(self.redis_key(key)))
         except Unavailable:
-            self.skipped += 1
-            return None
+            return self.skip()
+        return self.take(raw)
+
+    @staticmethod
+    def redis_key(key: str) -> str:
+        return PREFIX + "answer:" + key
+
+    def take(self, raw: bytes | None) -> dict | None:
+        """A lookup's reply (read here, or in another store's round trip), counted."""
         if raw is None:
             self.misses += 1
             return None
         self.hits += 1
         return json.loads(raw)
+
+    def skip(self) -> None:
+        """A lookup that Redis could not answer, counted."""
+        self.skipped += 1
 
     async def put(self, key: str, value: dict) -> None:
         raw = dumps(value)

@@ -220,6 +220,29 @@ def test_the_rate_limit_is_shared_by_all_replicas(cluster):
     assert all(metric(r, 'askdocs_redis_wait_seconds_total{store="rate_limit"}') > 0 for r in served)
 
 
+def test_a_chat_counts_against_the_shared_limit_in_its_cache_lookup_trip(cluster):
+    """A chat's rate-limit decision and its cache lookup are one round trip; a chat the route
+    rejects (bad body) counts all the same; past the limit a chat gets the API's JSON 429."""
+    a, b, _ = cluster.replicas
+    ip = client_ip()
+    assert httpx.post(a.url + "/api/chat", json={"nope": 1}, headers=reader(ip=ip)).status_code == 400
+    question = "how many jobs does a gizmo queue hold"
+    chat(a.url, question, reader(ip=ip))  # computed, then stored behind `done`
+    trips = metric(a, "askdocs_redis_round_trips_total")
+    again, _, _ = chat(a.url, question, reader(ip=ip))
+    time.sleep(0.3)  # the writer's trip (the answer's log record), behind `done`
+    assert again.get("cached") is True
+    assert metric(a, "askdocs_redis_round_trips_total") - trips == 2  # limit + lookup, then the log
+    for _ in range(RATE - 3):
+        searched = httpx.get(b.url + "/api/search", params={"q": "gizmo"}, headers=reader(ip=ip))
+        assert searched.status_code == 200
+    refused = httpx.post(a.url + "/api/chat", json={"message": question}, headers=reader(ip=ip))
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert httpx.post(b.url + "/api/chat", json={"nope": 1}, headers=reader(ip=ip)).status_code == 429
+    assert metric(a, 'askdocs_requests_total{endpoint="/api/chat",status="429"}') >= 1
+
+
 def test_answers_are_shared_across_replicas_but_never_across_scopes(cluster):
     a, b, c = cluster.replicas
     question = "What phrase do I say during a break-glass procedure?"
