@@ -17,7 +17,7 @@ from askdocs.edge_runtime import events
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import DocsFS
-from askdocs.edge_runtime.query import Query
+from askdocs.edge_runtime.query import Query, names_in
 from askdocs.edge_runtime.results import locate_in_chunk
 from askdocs.edge_runtime.search import SearchOutcome
 
@@ -312,9 +312,6 @@ CONFIDENCE = ConfidenceModel(
     },
 )
 _ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")
-# Tokens the identifier pattern catches that are ordinary words, not names: sizes and
-# durations (30s, 10MB), hyphenated or slashed words (air-gapped, js/css), 4xx/5xx, e.g.
-_WEAK_IDENTIFIER = re.compile(r"\d+(\.\d+)?[a-z]{1,3}|[a-z]+(-[a-z]+)+|[a-z]+/[a-z]+|\dxx/\dxx|[a-z]\.[a-z]")
 
 
 def term_weights(frequencies: tuple[dict[str, int], int], terms: set[str]) -> dict[str, float]:
@@ -357,7 +354,7 @@ def features(
     dense_refs = {h.ref for h in outcome.hits[:5] if h.dense_rank is not None and h.dense_rank < 3}
     unknown = terms - set(weights)
     entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
-    names = [t for t in identifiers if not _WEAK_IDENTIFIER.fullmatch(t)]
+    names = names_in(identifiers)
     found = [t for t in names if any(t in e.text.lower() for e in evidence)]
     return {
         "coverage": coverage,

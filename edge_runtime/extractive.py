@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence
 from askdocs.edge_runtime.i18n import phrase
-from askdocs.edge_runtime.query import Query
+from askdocs.edge_runtime.query import Query, identifier_tokens, names_in
 
 from askdocs import lexical
 
@@ -72,6 +72,7 @@ SECOND_COVER = 0.3
 SECOND_EVIDENCE = 0.2  # ... and come from evidence retrieval rated at least this (relative to the best)
 HEADING_WEIGHT = 0.8  # a key term in a unit's section heading: the section is about it
 QUANTITY_PENALTY = 0.5
+MAX_NAMED = 3  # units added so that each thing a question names is answered
 FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the answer
 
 
@@ -180,13 +181,16 @@ def compose(
     first = _group(ranked[0], units, query, stale, pool[ranked[0].evidence].kind)
     groups = [first]
     second = _second_part(query, ranked, first, pool, terms_of, term_weights or {})
-    if second is not None:
-        if second.evidence == first.evidence and (second.kind == "row") == (first.leads[0].kind == "row"):
-            first.leads.append(second)
-        elif second.evidence == first.evidence:
-            first.support.append(second)  # a sentence that qualifies a table row is quoted after it
+    extra = ([second] if second is not None else []) + _named_parts(query, ranked, groups, second, pool)
+    for unit in extra:
+        home = next((g for g in groups if g.evidence == unit.evidence), None)
+        lead_kind = home.leads[0].kind if home is not None else ""
+        if home is not None and lead_kind != "code" and (unit.kind == "row") == (lead_kind == "row"):
+            home.leads.append(unit)
+        elif home is not None:
+            home.support.append(unit)  # a sentence that qualifies a table row is quoted after it
         else:
-            groups.append(_group(second, units, query, stale, pool[second.evidence].kind))
+            groups.append(_group(unit, units, query, stale, pool[unit.evidence].kind))
     parts: list[Part] = []
     cited: list[Evidence] = []
     for group in groups:
@@ -284,6 +288,14 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         if before is not None and before.kind == "prose":
             group.support.append(before)  # what the code does, in the docs' words
         return group
+    if _LIST_ITEM.match(lead.text):
+        # A list item's neighbours are other items (other facts), not its conditions: quote only
+        # the sentence that introduces the list ("It takes instances of `httpx.Limits` which
+        # define:"), and the code or text the item itself introduces.
+        intro = next((u for u in reversed(same[:at]) if not _LIST_ITEM.match(u.text)), None)
+        if intro is not None and intro.kind == "prose" and intro.text.rstrip().endswith(":"):
+            group.support.append(intro)
+        return group
     words = 0
     for unit in following:  # what follows a sentence usually qualifies it
         if unit.kind == "code":
@@ -346,6 +358,40 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
         if pool[unit.evidence].page_url in targets and unit.evidence != first.evidence:
             return unit
     return None
+
+
+def _named_parts(
+    query: Query, ranked: list[Unit], groups: list[_Group], second: Unit | None, pool
+) -> list[Unit]:
+    """A question that names several things ("the defaults of `max_connections`,
+    `max_keepalive_connections` and `keepalive_expiry`") is answered for each of them: for
+    every name the parts so far do not explain, the best sentence, item or row of the quoted
+    sections that holds it (at most MAX_NAMED)."""
+    names = names_in(identifier_tokens(query.message))
+    if len(names) < 2:
+        return []
+    chosen = [u for g in groups for u in g.units] + ([second] if second is not None else [])
+    # A code block names things without saying what they are: only prose and rows count.
+    said = " ".join(u.text.lower() for u in chosen if u.kind != "code")
+    said += " " + " ".join(pool[g.evidence].heading.lower() for g in groups)
+    out: list[Unit] = []
+    # Only from the sections already quoted: the list that defines one name usually defines all,
+    # and a name merely mentioned elsewhere (a changelog line) would cite a page for nothing.
+    quoted = {g.evidence for g in groups}
+    candidates = [u for u in ranked if u.evidence in quoted]
+    for name in names:
+        if name in said or len(out) >= MAX_NAMED:
+            continue
+        for unit in candidates:
+            if (
+                unit.kind != "code"
+                and name in unit.text.lower()
+                and all(unit is not u for u in chosen + out)
+            ):
+                out.append(unit)
+                said += " " + unit.text.lower()
+                break
+    return out
 
 
 def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:

@@ -92,6 +92,17 @@ def identifier_tokens(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# Tokens the identifier pattern catches that are ordinary words, not names: sizes and
+# durations (30s, 10MB), hyphenated or slashed words (air-gapped, js/css), 4xx/5xx, e.g.
+_WEAK_IDENTIFIER = re.compile(r"\d+(\.\d+)?[a-z]{1,3}|[a-z]+(-[a-z]+)+|[a-z]+/[a-z]+|\dxx/\dxx|[a-z]\.[a-z]")
+
+
+def names_in(identifiers: tuple[str, ...]) -> list[str]:
+    """The identifiers that name something (a flag, `httpx.Limits`, TFX-1042), not sizes or
+    hyphenated words."""
+    return [t for t in identifiers if not _WEAK_IDENTIFIER.fullmatch(t)]
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]

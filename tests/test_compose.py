@@ -1,0 +1,122 @@
+"""The extractive composer and the confidence step on hand-built evidence (no index, no server):
+what leads, what is quoted, what is cited, and when the docs are judged silent."""
+
+from __future__ import annotations
+
+from askdocs.edge_runtime.corpus import ChunkRef
+from askdocs.edge_runtime.evidence import Evidence, assess
+from askdocs.edge_runtime.extractive import compose
+from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms
+from askdocs.edge_runtime.search import Hit, SearchOutcome
+
+from askdocs import lexical
+
+LIMITS = """# Resource Limits
+
+You can control the connection pool size using the `limits` keyword argument on the client.
+It takes instances of `httpx.Limits` which define:
+
+- `max_keepalive_connections`, number of allowable keep-alive connections. (Defaults 20)
+- `max_connections`, maximum number of allowable connections, or `None` for no limits. (Default 100)
+- `keepalive_expiry`, time limit on idle keep-alive connections in seconds. (Default 5)
+
+```python
+limits = httpx.Limits(max_keepalive_connections=5, max_connections=10)
+client = httpx.Client(limits=limits)
+```"""
+
+PRICING = """## Plans
+
+| Plan | Per seat | SAML single sign-on | Support |
+| --- | --- | --- | --- |
+| Starter | $0 | no | community |
+| Team | $12 / month | no | email |
+| Business | $29 / month | yes | 4-hour response |
+| Enterprise | contact sales | yes | dedicated |"""
+
+CHANGELOG = """## 0.14.0
+
+- The `httpx.Limits(max_keepalive=...)` argument is now deprecated in favour of
+  `httpx.Limits(max_keepalive_connections=...)`.
+- Keys used with `Client(proxies={...})` should now be in the style of `{"http://": ...}`."""
+
+
+def query(message: str, locale: str = "en") -> Query:
+    return Query(
+        message=message,
+        text=message,
+        locale=locale,
+        requested_locale=locale,
+        terms=frozenset(lexical.stem_terms(locale, message)),
+        key_terms=key_terms(locale, message),
+        focus=frozenset(),
+        identifiers=identifier_tokens(message),
+        temporal=False,
+    )
+
+
+def evidence(url: str, title: str, heading: str, text: str, score: float = 1.0, index: int = 0) -> Evidence:
+    page = url.split("#")[0]
+    return Evidence(
+        ChunkRef(0, index), 0, index, url, page, title, heading, text, None, "section", score, "en"
+    )
+
+
+def rendered(composition) -> str:
+    return "\n".join(part.text for part in composition.parts)
+
+
+def test_each_named_setting_is_answered_from_the_list_that_defines_it():
+    ask = query("What are the defaults for max_connections and max_keepalive_connections in httpx.Limits?")
+    pool = [
+        evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS),
+        evidence("/changelog/#0140", "Changelog", "0.14.0", CHANGELOG, score=0.9, index=1),
+    ]
+    composition = compose(ask, pool)
+    text = rendered(composition)
+    assert "(Default 100)" in text and "(Defaults 20)" in text
+    # Only the section that defines them is cited, not the changelog line that names one.
+    assert [e.url for e in composition.cited] == ["/advanced/resource-limits/"]
+
+
+def test_one_named_setting_gets_its_own_line_not_the_whole_list():
+    composition = compose(query("What is the default keepalive_expiry?"), [
+        evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)
+    ])
+    text = rendered(composition)
+    assert "(Default 5)" in text
+    assert "(Default 100)" not in text
+
+
+def test_one_table_row_answers_not_the_whole_table():
+    composition = compose(query("How much does a seat on the Business plan cost?"), [
+        evidence("/pricing/#plans", "Pricing", "Plans", PRICING)
+    ])
+    lead = composition.parts[0].text
+    assert "Business" in lead and "$29" in lead
+    assert "Starter" not in lead and "community" not in rendered(composition)
+
+
+def outcome_for(ask: Query, pool: list[Evidence], dense: float) -> SearchOutcome:
+    hits = [
+        Hit(e.ref, 1.0, lexical_rank=i, dense_rank=i, lexical_score=5.0, dense_score=dense)
+        for i, e in enumerate(pool)
+    ]
+    return SearchOutcome(ask, hits, ["lexical", "dense"], dense_stats=(0.2, 0.1))
+
+
+def test_confidence_is_high_when_the_evidence_holds_the_asked_terms():
+    ask = query("What is the default keepalive_expiry in httpx.Limits?")
+    pool = [evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)]
+    confidence, signals = assess(outcome_for(ask, pool, 0.7), pool, ask)
+    assert confidence >= 0.6, signals
+    assert signals["missing_terms"] == []
+
+
+def test_framing_words_are_not_evidence_and_an_unknown_name_lowers_confidence():
+    ask = query("Does httpx support Kerberos authentication with NTLM?")
+    pool = [evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)]
+    weights = {t: 1.0 for t in ask.key_terms if t in {"httpx"}}  # the docs know only "httpx"
+    confidence, signals = assess(outcome_for(ask, pool, 0.3), pool, ask, weights)
+    assert confidence < 0.3, signals
+    assert "kerbero" in " ".join(signals["missing_terms"])
