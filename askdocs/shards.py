@@ -13,7 +13,6 @@ dir for restricted ones) holding `manifest.json` and content-addressed files:
   groups, visibility);
 - `vectors.<n>.<sha8>.npy` / `scales.<sha8>.npy`: int8 chunk embeddings,
   symmetric per-vector scale (v ≈ q * scale), loadable with mmap;
-  `titles.<sha8>.npy` / `title_scales.<sha8>.npy`: one vector per page title;
 - `lunr.<locale>.<sha8>.json`: a Lunr index per locale (ref = chunk position),
   and `search_docs.<locale>.<sha8>.json`: what the browser needs to turn
   refs into links when it searches offline with lunr.js;
@@ -48,7 +47,10 @@ from askdocs.lexical import Postings
 FORMAT_NAME = "askdocs-shards"
 # 2: per-locale embedding models (`locale_models`); the runtime's lexical postings are BM25 over
 # contextual chunks (page title › heading path + text) instead of the flattened Lunr index.
-FORMAT_VERSION = 2
+# 3: no page-title vectors (nothing ranked with them better than without). Version 2 sets are
+# still read: their title files are left unread.
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (2, 3)
 SHARD_DIR = "_askdocs"
 MANIFEST = "manifest.json"
 PRIVATE_HTML_DIR = "html"
@@ -157,10 +159,11 @@ class Manifest:
         if data.get("format") != FORMAT_NAME:
             raise ShardError(f"not an askdocs manifest (format={data.get('format')!r})")
         version = data.get("format_version")
-        if version != FORMAT_VERSION:
+        if version not in READABLE_VERSIONS:
             raise ShardError(
                 f"shard format version {version!r} is not supported by this askdocs "
-                f"(reads version {FORMAT_VERSION}); rebuild the index with a matching askdocs"
+                f"(reads versions {', '.join(map(str, READABLE_VERSIONS))}); "
+                "rebuild the index with a matching askdocs"
             )
         known = set(cls.__dataclass_fields__)
         data = {k: v for k, v in data.items() if k in known}
@@ -286,8 +289,6 @@ class ShardSet:
     tree: dict[str, dict]
     vectors: np.ndarray
     scales: np.ndarray
-    title_vectors: np.ndarray
-    title_scales: np.ndarray
     postings: dict[str, Postings] = field(repr=False, default_factory=dict)
 
 
@@ -371,12 +372,10 @@ def load_shards(folder: Path) -> ShardSet:
     dim = int(manifest.embeddings["dim"])
     vectors = _load_array(folder, manifest, "vectors", np.int8, dim)
     scales = _load_array(folder, manifest, "scales", np.float32, 0)
-    title_vectors = _load_array(folder, manifest, "titles", np.int8, dim)
-    title_scales = _load_array(folder, manifest, "title_scales", np.float32, 0)
-    if len(vectors) != len(chunks) or len(title_vectors) != len(pages):
+    if len(vectors) != len(chunks) or len(scales) != len(chunks):
         raise ShardError(
             f"shard set in {folder} is inconsistent: {len(chunks)} chunks but {len(vectors)} "
-            f"vectors, {len(pages)} pages but {len(title_vectors)} title vectors"
+            f"vectors and {len(scales)} scales"
         )
     postings = {}
     for entry in manifest.files_with("lexical"):
@@ -400,8 +399,6 @@ def load_shards(folder: Path) -> ShardSet:
         tree,
         vectors,
         scales,
-        title_vectors,
-        title_scales,
         postings,
     )
 

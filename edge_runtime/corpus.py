@@ -40,7 +40,6 @@ class LoadedSet:
     shards: ShardSet
     lexical: dict[str, PostingsScorer]  # BM25 over contextual chunks, per locale
     dense: DenseMatrix
-    titles: DenseMatrix
     chunk_locale: np.ndarray  # per chunk, index into corpus.locales
     chunk_page: np.ndarray
     _heading_terms: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
@@ -155,7 +154,6 @@ def _loaded(shards: ShardSet, locales: list[str]) -> LoadedSet:
         shards=shards,
         lexical={loc: PostingsScorer(postings) for loc, postings in shards.postings.items()},
         dense=DenseMatrix(shards.vectors),
-        titles=DenseMatrix(shards.title_vectors),
         chunk_locale=chunk_locale,
         chunk_page=chunk_page,
     )

@@ -2,8 +2,8 @@
 
 Each candidate gets a few signals that mean the same on any site, because each
 is relative to the other candidates of the same question: its rank in either
-retriever, its BM25 score against the best one, its cosine and its page
-title's cosine against the best ones, how much of the question's rarer words
+retriever, its BM25 score against the best one, its cosine and its page's
+best cosine against the best ones, how much of the question's rarer words
 its heading path and its text hold, the question's exact identifiers, what kind
 of page it is, and how much of its page is among the candidates. A linear
 model weighs them (`scripts/fit_rerank.py` fits it, listwise, leave one corpus
@@ -28,7 +28,7 @@ FEATURES = (
     "rrf_dense",
     "lexical",
     "dense",
-    "title",
+    "page_dense",
     "heading_cover",
     "text_cover",
     "identifiers",
@@ -107,20 +107,21 @@ def features(
     locale = query.locale
     idf = complete(scope, query, candidates, vector)
     pages = [(c.ref.set, corpus.chunk(c.ref).page) for c in candidates]
-    titles = _title_cosines(scope, pages, vector)
     total_idf = sum(idf.values()) or 1.0
     best_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0) or 1.0
     known = [c.dense_score for c in candidates if c.dense_score is not None]
     best_dense = max(known, default=0.0)
-    best_title = max(titles.values(), default=0.0)
     texts = _texts(scope, candidates)
     page_hits: dict[tuple[int, int], int] = {}
     page_lexical: dict[tuple[int, int], float] = {}
+    page_dense: dict[tuple[int, int], float] = {}
     for rank, (candidate, page) in enumerate(zip(candidates, pages, strict=True)):
         if rank < 20:
             page_hits[page] = page_hits.get(page, 0) + 1
         share = (candidate.lexical_score or 0.0) / best_lexical
         page_lexical[page] = max(page_lexical.get(page, 0.0), share)
+        if candidate.dense_score is not None:
+            page_dense[page] = max(page_dense.get(page, -1.0), candidate.dense_score)
     rows = []
     for candidate, page, text in zip(candidates, pages, texts, strict=True):
         held = candidate.terms
@@ -138,7 +139,7 @@ def features(
                     if candidate.dense_score is not None
                     else -MISSING_COSINE
                 ),
-                "title": titles.get(page, best_title - MISSING_COSINE) - best_title,
+                "page_dense": page_dense.get(page, best_dense - MISSING_COSINE) - best_dense,
                 "heading_cover": sum(w for t, w in idf.items() if t in heading) / total_idf,
                 "text_cover": sum(w for t, w in idf.items() if t in held) / total_idf,
                 "identifiers": (
@@ -185,17 +186,6 @@ def _fill_dense(scope: Scope, candidates: list[Candidate], vector: np.ndarray) -
             cosines = loaded.dense.cosines(vector, [c.ref.index for c in todo])
             for candidate, cosine in zip(todo, cosines, strict=True):
                 candidate.dense_score = float(cosine)
-
-
-def _title_cosines(scope: Scope, pages: list[tuple[int, int]], vector: np.ndarray | None) -> dict:
-    if vector is None:
-        return {}
-    out = {}
-    for set_index, loaded in enumerate(scope.corpus.sets):
-        rows = sorted({p for s, p in pages if s == set_index})
-        for page, cosine in zip(rows, loaded.titles.cosines(vector, rows), strict=True):
-            out[(set_index, page)] = float(cosine)
-    return out
 
 
 def _idf(scope: Scope, query: Query) -> dict[str, float]:

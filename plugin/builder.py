@@ -151,7 +151,6 @@ class _SetData:
     chunks: list[ChunkRecord]
     faqs: list[FaqRecord]
     embed_texts: list[str]  # contextual chunk texts: embedded, and indexed for BM25
-    title_texts: list[str]
 
 
 class IndexBuilder:
@@ -259,10 +258,6 @@ class IndexBuilder:
             # Keys include the model's sha256: vectors of another model never match.
             for i, chunk in enumerate(shard_set.chunks):
                 self._reuse[chunk.hash] = (np.array(shard_set.vectors[i]), float(shard_set.scales[i]))
-            for i, page in enumerate(shard_set.pages):
-                sha = str(shard_set.manifest.model_for(page.locale).get("sha256"))
-                key = _title_hash(sha, _title_text(page.title, page.description))
-                self._reuse[key] = (np.array(shard_set.title_vectors[i]), float(shard_set.title_scales[i]))
 
     # -- output ------------------------------------------------------------
     def build(self) -> BuildReport:
@@ -344,7 +339,7 @@ class IndexBuilder:
         self.log.warning("%s", message)
 
     def _set_data(self, prepared: list[_Prepared]) -> _SetData:
-        data = _SetData([], [], [], [], [])
+        data = _SetData([], [], [], [])
         for page_index, item in enumerate(prepared):
             page = item.page
             embedder = self.embedder(page.locale)
@@ -365,7 +360,6 @@ class IndexBuilder:
                     content=page.content,
                 )
             )
-            data.title_texts.append(_title_text(page.title, page.description))
             spans = chunk_page(
                 page.blocks,
                 page.content,
@@ -412,48 +406,40 @@ class IndexBuilder:
         return data
 
     def _embed(self, sets: dict[str, _SetData]) -> dict[str, tuple[np.ndarray, ...]]:
-        jobs: list[tuple[str, str, int, str, Embedder]] = []  # (set, kind, row, text, model)
+        jobs: list[tuple[str, int, str, Embedder]] = []  # (set, row, text, model)
         for name, data in sets.items():
             for row, (chunk, text) in enumerate(zip(data.chunks, data.embed_texts, strict=True)):
-                jobs.append((name, "chunk", row, text, self.embedder(data.pages[chunk.page].locale)))
-            for row, (page, text) in enumerate(zip(data.pages, data.title_texts, strict=True)):
-                jobs.append((name, "title", row, text, self.embedder(page.locale)))
+                jobs.append((name, row, text, self.embedder(data.pages[chunk.page].locale)))
         dim = next(iter(self._by_locale.values())).info.dim
         out = {
-            name: (
-                np.zeros((len(d.embed_texts), dim), np.int8),
-                np.ones(len(d.embed_texts), np.float32),
-                np.zeros((len(d.title_texts), dim), np.int8),
-                np.ones(len(d.title_texts), np.float32),
-            )
+            name: (np.zeros((len(d.embed_texts), dim), np.int8), np.ones(len(d.embed_texts), np.float32))
             for name, d in sets.items()
         }
         todo = []
         for job in jobs:
-            name, kind, row, text, embedder = job
-            sha = embedder.info.sha256
-            key = _chunk_hash(sha, text) if kind == "chunk" else _title_hash(sha, text)
+            name, row, text, embedder = job
+            key = _chunk_hash(embedder.info.sha256, text)
             if key in self._reuse:
                 vector, scale = self._reuse[key]
-                self._store(out[name], kind, row, vector, scale)
+                out[name][0][row], out[name][1][row] = vector, scale
                 self.report.reused += 1
             else:
                 todo.append(job)
         if todo:
             groups: dict[str, list[int]] = {}  # by model: each model's texts in one pool
             for position, job in enumerate(todo):
-                groups.setdefault(job[4].info.sha256, []).append(position)
+                groups.setdefault(job[3].info.sha256, []).append(position)
             with _progress(len(todo), self.options.progress) as tick:
                 for positions in groups.values():
-                    embedder = todo[positions[0]][4]
+                    embedder = todo[positions[0]][3]
                     workers, where = self._workers(len(positions))
                     self.log.info("embedding %d texts with %s %s", len(positions), embedder.info.id, where)
-                    texts = [todo[i][3] for i in positions]
+                    texts = [todo[i][2] for i in positions]
                     for at, vector, scale in embed_texts(
                         embedder.info, texts, workers, tick, embedder=embedder
                     ):
-                        name, kind, row, _, _ = todo[positions[at]]
-                        self._store(out[name], kind, row, vector, scale)
+                        name, row, _, _ = todo[positions[at]]
+                        out[name][0][row], out[name][1][row] = vector, scale
             self.report.embedded += len(todo)
         return out
 
@@ -470,14 +456,6 @@ class IndexBuilder:
             return 1, f"in this process ({budget})"
         return 1, f"in this process (fewer than {2 * MIN_TEXTS_PER_WORKER} texts; {budget})"
 
-    @staticmethod
-    def _store(arrays: tuple[np.ndarray, ...], kind: str, row: int, vector: np.ndarray, scale: float) -> None:
-        vecs, scales, tvecs, tscales = arrays
-        if kind == "chunk":
-            vecs[row], scales[row] = vector, scale
-        else:
-            tvecs[row], tscales[row] = vector, scale
-
     def _write(
         self,
         folder: Path,
@@ -486,7 +464,7 @@ class IndexBuilder:
         arrays: tuple[np.ndarray, ...],
         support_url: str | None,
     ) -> None:
-        vectors, scales, title_vectors, title_scales = arrays
+        vectors, scales = arrays
         writer = ShardWriter()
         writer.add_json_parts("pages", [asdict(p) for p in data.pages])
         writer.add_json_parts("chunks", [asdict(c) for c in data.chunks])
@@ -494,8 +472,6 @@ class IndexBuilder:
         writer.add("tree", json_bytes(_tree(data.pages)), "json")
         writer.add_vector_parts("vectors", vectors)
         writer.add("scales", _npy(scales), "npy")
-        writer.add("titles", _npy(title_vectors), "npy")
-        writer.add("title_scales", _npy(title_scales), "npy")
         locales = sorted({p.locale for p in data.pages})
         for locale in locales:
             rows = [i for i, c in enumerate(data.chunks) if data.pages[c.page].locale == locale]
@@ -545,12 +521,7 @@ class IndexBuilder:
             locales=locales,
             model=_model_json(info, bundled),
             locale_models={loc: _model_json(e.info, bundled) for loc, e in sorted(self._by_locale.items())},
-            embeddings={
-                "dim": info.dim,
-                "dtype": "int8",
-                "quantization": "symmetric-per-vector",
-                "title_vectors": True,
-            },
+            embeddings={"dim": info.dim, "dtype": "int8", "quantization": "symmetric-per-vector"},
             counts={"pages": len(data.pages), "chunks": len(data.chunks), "faq": len(data.faqs)},
             files=sorted(writer.entries, key=lambda f: f.path),
             support_url=support_url,
@@ -628,10 +599,6 @@ def _search_docs(data: _SetData, locale: str) -> dict:
     return {"pages": pages, "refs": refs}
 
 
-def _title_text(title: str, description: str) -> str:
-    return f"{title}. {description}" if description else title
-
-
 def _model_json(info: ModelInfo, bundled: dict[str, str]) -> dict:
     return {
         "id": info.id,
@@ -649,10 +616,6 @@ def _model_json(info: ModelInfo, bundled: dict[str, str]) -> dict:
 
 def _chunk_hash(model_sha: str, text: str) -> str:
     return hashlib.sha256(f"{model_sha}\0{text}".encode()).hexdigest()[:20]
-
-
-def _title_hash(model_sha: str, text: str) -> str:
-    return "t:" + _chunk_hash(model_sha, text)
 
 
 def _norm(text: str) -> str:

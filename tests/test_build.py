@@ -82,13 +82,15 @@ def test_manifest_describes_the_shards(example_site, model_info, multilingual_in
         "tree",
         "vectors",
         "scales",
-        "titles",
+        "lexical",
+        "postings",
         "lunr",
         "search_docs",
         "suggestions",
         "widget",
         "lunr_js",
     } <= roles
+    assert "titles" not in roles and "title_vectors" not in manifest.embeddings  # format 3
     for entry in manifest.files:
         data = (example_site.shard_dir / entry.path).read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry.sha256 and len(data) == entry.bytes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -51,3 +52,19 @@ def test_manifest_is_checked(tmp_path):
         shards.read_manifest(tmp_path)
     with pytest.raises(ShardError, match="build the site with askdocs"):
         shards.read_manifest(tmp_path / "missing")
+
+
+def test_a_format_2_set_is_still_read_its_title_vectors_left_unread(example_site, tmp_path):
+    """Format 3 dropped the page-title vectors; a set built by the previous askdocs still loads."""
+    old = tmp_path / "old"
+    shutil.copytree(example_site.shard_dir, old)
+    manifest = json.loads((old / shards.MANIFEST).read_text())
+    manifest["format_version"] = 2
+    manifest["files"].append({"path": "titles.0.npy", "role": "titles", "sha256": "0" * 64, "bytes": 1})
+    (old / shards.MANIFEST).write_text(json.dumps(manifest))
+    loaded = shards.load_shards(old)
+    assert loaded.manifest.format_version == 2 and len(loaded.vectors) == len(loaded.chunks)
+    manifest["format_version"] = 1
+    (old / shards.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ShardError, match="reads versions 2, 3"):
+        shards.load_shards(old)
