@@ -82,7 +82,6 @@ class Probe:
         def _embed(self, sets):
             for name, data in sets.items():
                 probe.texts += [(name, "chunk", i, t) for i, t in enumerate(data.embed_texts)]
-                probe.texts += [(name, "title", i, t) for i, t in enumerate(data.title_texts)]
             embedded = self.report.embedded
             t0 = time.perf_counter()
             out = original_embed(self, sets)
@@ -232,10 +231,10 @@ def build_vectors(shard_dir: Path, texts: list[tuple[str, str, int, str]]) -> np
     """The build's own (dequantised, normalised) vectors for the public texts, in `texts` order."""
     shards = load_shards(shard_dir)
     rows = []
-    for name, kind, row, _ in texts:
+    for name, _kind, row, _ in texts:
         if name != "public":
             return None
-        v = (shards.vectors if kind == "chunk" else shards.title_vectors)[row].astype(np.float32)
+        v = shards.vectors[row].astype(np.float32)
         rows.append(v / max(float(np.linalg.norm(v)), 1e-12))
     return np.stack(rows)
 
@@ -357,7 +356,7 @@ def print_site(name: str, r: dict, report: Report) -> None:
             ["wall seconds", full["seconds"]],
             ["pages/s", pages / full["seconds"]],
             ["chunks/s", full["chunks"] / full["seconds"]],
-            ["texts embedded (chunks + page titles)", full["embedded"]],
+            ["texts embedded (chunks)", full["embedded"]],
             *[[f"  phase: {k.removesuffix('_s')} s", v] for k, v in full["phases"].items()],
         ],
     )

@@ -494,7 +494,7 @@ def rss_breakdown_worker(shard_dir: str, out: str) -> None:
     stages.append(("+ shards loaded (pages, chunks, BM25 postings)", rss_mb()["rss"]))
     indexes = {loc: lexical.PostingsScorer(p) for loc, p in shards.postings.items()}
     stages.append(("+ lexical scorers", rss_mb()["rss"]))
-    dense = DenseMatrix(shards.vectors), DenseMatrix(shards.title_vectors)
+    dense = DenseMatrix(shards.vectors)
     stages.append(("+ DenseMatrix (float32 copy when <= 120k rows)", rss_mb()["rss"]))
     for locale in shards.manifest.locales:
         embedder = Embedder(resolve_model(shards.manifest.model_for(locale), Path(shard_dir)), threads=1)
