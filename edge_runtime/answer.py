@@ -23,7 +23,7 @@ from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
-from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
+from askdocs.edge_runtime.search import ANSWER_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
 
 # Operating point of the confidence model (see evidence.CONFIDENCE and scripts/fit_confidence.py).
 DEFAULT_MIN_CONFIDENCE = 0.45
@@ -34,7 +34,7 @@ _SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk|ayuda)\b"
 @dataclass(frozen=True)
 class AnswerSettings:
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
-    weights: RankWeights = DEFAULT_WEIGHTS
+    weights: RankWeights = ANSWER_WEIGHTS
     depth: int = SEARCH_DEPTH
     support_url: str | None = None  # where escalations point (None: the site's support page)
 

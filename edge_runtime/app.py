@@ -34,7 +34,7 @@ from askdocs.edge_runtime.query import make_query, search_query_for
 from askdocs.edge_runtime.ratelimit import Decision, RateLimiter
 from askdocs.edge_runtime.results import result_json
 from askdocs.edge_runtime.scope import ScopeCache
-from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, SearchOutcome, hybrid_search
+from askdocs.edge_runtime.search import ANSWER_WEIGHTS, DEFAULT_WEIGHTS, SearchOutcome, hybrid_search
 from askdocs.edge_runtime.settings import Settings
 from askdocs.edge_runtime.slowclients import BodyDeadline
 from askdocs.edge_runtime.state import RedisAnswerCache, SharedState
@@ -419,7 +419,8 @@ async def healthz(request: Request) -> Response:
                 },
                 "rerank": {
                     "enabled": DEFAULT_WEIGHTS.stage == "rerank",
-                    "order": DEFAULT_WEIGHTS.stage,
+                    "order": DEFAULT_WEIGHTS.stage,  # of search results
+                    "answers_order": ANSWER_WEIGHTS.stage,  # of the evidence answers are built on
                     "live": health.ok["rerank"],
                     "model": DEFAULT_WEIGHTS.reranker.name,
                     "runs": health.runs["rerank"],

@@ -7,12 +7,15 @@ what the other retriever knows about it (its BM25 score, its cosine, the key
 terms it holds). Of two similar dated passages the newest then wins, and a page
 section appears once.
 
-A learned second stage (`rerank.py`: 14 signals of both retrievers, page
-titles and kinds, fitted listwise) is built and measured on every report
-(`stage="rerank"`), but it does not order results: fitted leave-one-corpus-out
-it lost to plain fusion on corpora it was not fitted on (README, Quality), so
-plain fusion serves. Which stages ran is part of the outcome: a retriever or
-stage that fails is reported, never silently skipped.
+A learned second stage (`rerank.py`: 12 signals of both retrievers, of the
+candidate's page and kind, fitted listwise) then re-scores the best fused
+candidates and orders search results (`DEFAULT_WEIGHTS`, `stage="rerank"`):
+leave one corpus out on the tuning corpora it ranked the right page better
+than plain fusion. Answers are built on the fused order (`ANSWER_WEIGHTS`):
+composed from the second stage's order they were worse on the same tuning
+sets (README, Quality). Which stages ran is part of the outcome
+(`retrievers`): a retriever or stage that fails is reported, and the fused
+order serves, never silently.
 """
 
 from __future__ import annotations
@@ -42,15 +45,17 @@ class RankWeights:
     rrf_k: int = 60
     candidates: int = 60  # from each retriever
     pool: int = 40  # fused candidates the second stage re-scores
-    # What orders the results: the fused order (see the module docstring for why not the learned
-    # second stage); the other stages are there to be measured side by side (STAGES).
-    stage: str = "fused"
+    # What orders the results: the learned second stage over the fused pool for search, the
+    # fused order for answers (see the module docstring); the other stages are there to be
+    # measured side by side (STAGES).
+    stage: str = "rerank"
     near_duplicate: float = 0.8  # chunk cosine above which dated passages compete
     rival: float = 0.5  # ... or holding the same asked terms, at this share of the other's score
     reranker: rerank.Reranker = rerank.RERANKER
 
 
-DEFAULT_WEIGHTS = RankWeights()
+DEFAULT_WEIGHTS = RankWeights()  # search: /api/search, the MCP search tool, `askdocs search`
+ANSWER_WEIGHTS = RankWeights(stage="fused")  # the evidence answers are composed from
 
 
 @dataclass
@@ -232,13 +237,23 @@ def _complete(scope: Scope, query: Query, pool: list[Hit], vector: np.ndarray | 
 def _second_stage(
     scope: Scope, query: Query, pool: list[Hit], vector: np.ndarray | None, weights: RankWeights
 ) -> list[Hit]:
+    """The second stage orders pages (it was fitted on which page answers); within a page the
+    fused order says which section comes first."""
     candidates = pool_candidates(pool)
     scores = weights.reranker.score(rerank.features(scope, query, candidates, vector))
     best = max(scores)
+    page_best: dict[tuple[int, int], float] = {}
+    page_fused: dict[tuple[int, int], float] = {}
+    for hit, score in zip(pool, scores, strict=True):
+        page = (hit.ref.set, scope.corpus.chunk(hit.ref).page)
+        page_best[page] = max(page_best.get(page, score), score)
+        page_fused[page] = max(page_fused.get(page, 0.0), hit.fused)
     for hit, candidate, score in zip(pool, candidates, scores, strict=True):
+        page = (hit.ref.set, scope.corpus.chunk(hit.ref).page)
         hit.rerank_score = score
         hit.matched = frozenset(candidate.terms)
-        hit.score = math.exp(score - best)
+        within = hit.fused / page_fused[page] if page_fused[page] else 1.0
+        hit.score = math.exp(page_best[page] - best) * within
         hit.lexical_score = candidate.lexical_score or 0.0
         if candidate.dense_score is not None:
             hit.dense_score = candidate.dense_score

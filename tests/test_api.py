@@ -62,7 +62,7 @@ def test_search_contract(client):
     assert response.status_code == 200
     data = response.json()
     assert set(data) >= {"query", "locale", "took_ms", "results"}
-    assert data["locale"] == "en" and data["retrievers"] == ["lexical", "dense"]
+    assert data["locale"] == "en" and data["retrievers"] == ["lexical", "dense", "rerank"]
     assert 1 <= len(data["results"]) <= 3
     first = data["results"][0]
     assert set(first) >= {"url", "page_url", "title", "heading", "snippet", "score", "locale"}

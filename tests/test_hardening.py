@@ -235,7 +235,11 @@ def test_anonymous_healthz_is_quiet_and_the_operator_sees_everything(example_sit
             health = response.json()
             blob = json.dumps(health)
             assert health["status"] == "ok" and health["version"] and health["index"]["version"]
-            assert health["retrievers"] == {"lexical": {"live": True}, "dense": {"live": True}}
+            assert health["retrievers"] == {
+                "lexical": {"live": True},
+                "dense": {"live": True},
+                "rerank": {"live": True},
+            }
             private_path = str(example_site.site_dir.parent)
             for secret in ("10.9.8.7", "restricted", "counts", "last_error", private_path):
                 assert secret not in blob, secret

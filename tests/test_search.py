@@ -30,7 +30,7 @@ def pages(corpus, outcome) -> list[str]:
 def test_dense_answers_a_question_with_no_lexical_overlap(example_corpus, public_scope):
     corpus, embedder = example_corpus
     outcome = search(public_scope, embedder, "What are your monthly fees?", "en", 10)
-    assert outcome.retrievers == ["lexical", "dense"]
+    assert outcome.retrievers == ["lexical", "dense", "rerank"]
     pricing = [h for h in outcome.hits if corpus.chunk_page(h.ref).url == "/pricing/"]
     assert pricing, pages(corpus, outcome)
     assert all(h.lexical_rank is None for h in pricing)  # found by the dense retriever alone
@@ -135,12 +135,14 @@ class BrokenEmbedder:
         raise RuntimeError("onnx session lost")
 
 
-def test_fusion_serves_and_completes_what_each_retriever_did_not_say(example_corpus, public_scope):
-    """The default order is plain fusion; a candidate found by one retriever alone still gets
-    the other's score and the key terms it holds (evidence and confidence read them)."""
+def test_the_second_stage_serves_and_completes_what_each_retriever_did_not_say(example_corpus, public_scope):
+    """The default order is the learned second stage over the fused pool; a candidate found by
+    one retriever alone still gets the other's score and the key terms it holds (evidence and
+    confidence read them)."""
     corpus, embedder = example_corpus
-    assert RankWeights().stage == "fused"
+    assert RankWeights().stage == "rerank"
     outcome = search(public_scope, embedder, "How do I register a webhook endpoint?", "en", 40)
+    assert outcome.retrievers == ["lexical", "dense", "rerank"]
     assert outcome.hits[0].score == 1.0 and all(0 < h.score <= 1.0 for h in outcome.hits)
     dense_only = [h for h in outcome.hits if h.lexical_rank is None]
     lexical_only = [h for h in outcome.hits if h.dense_rank is None]
@@ -152,9 +154,9 @@ def test_fusion_serves_and_completes_what_each_retriever_did_not_say(example_cor
 
 def test_a_failed_dense_retriever_is_reported_not_hidden(public_scope):
     outcome = search(public_scope, BrokenEmbedder(), "install windows", "en", 5)
-    assert outcome.retrievers == ["lexical"]
+    assert outcome.retrievers == ["lexical", "rerank"]
     assert "onnx session lost" in outcome.errors["dense"]
-    assert outcome.hits  # lexical still answers, and says it was alone
+    assert outcome.hits  # lexical still answers (re-scored without cosines), and says dense was out
 
 
 class BrokenReranker(Reranker):

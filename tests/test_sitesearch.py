@@ -34,7 +34,7 @@ def test_search_json_matches_the_http_api(example_site):
         api = client.get("/api/search", params={"q": "corporate proxy webhooks", "k": 5}).json()
     assert [r["url"] for r in cli["results"]] == [r["url"] for r in api["results"]]
     assert cli["results"] == api["results"]
-    assert cli["retrievers"] == ["lexical", "dense"]
+    assert cli["retrievers"] == ["lexical", "dense", "rerank"]
 
 
 def test_search_locale_and_bad_input(example_site, tmp_path):
