@@ -462,9 +462,12 @@ def heading_text(node: LexborNode) -> str:
     return text.strip("¶§🔗\u200b\ufeff ").strip()
 
 
+HEAD_BYTES = 16384  # where a redirect stub's meta refresh is looked for
+
+
 def redirect_target(html: bytes | str) -> str | None:
     """Where a redirect stub (`<meta http-equiv="refresh" content="0; url=…">`) points, else None."""
-    head = html[:16384]
+    head = html[:HEAD_BYTES]
     if (b"refresh" if isinstance(head, bytes) else "refresh") not in head.lower():
         return None
     text, _ = decode_html(head)

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from askdocs.plugin.builder import BuildOptions, BuildReport, IndexBuilder, RawPage
-from askdocs.plugin.extract import redirect_target
+from askdocs.plugin.extract import HEAD_BYTES, redirect_target
 from askdocs.plugin.privacy import site_path_of
 from askdocs.plugin.sitemaps import read_sitemaps, site_relative
 from selectolax.lexbor import LexborHTMLParser
@@ -59,15 +59,19 @@ def discover(
             if file is None or _skipped(file.relative_to(site_dir).parts):
                 continue
             url = site_path_of(file, site_dir)
-            pages[url] = RawPage(url=url, html=file.read_bytes(), path=file)
+            pages[url] = RawPage(url=url, html=None, path=file)
     else:
         for file in sorted(site_dir.rglob("*.html")):
             rel_parts = file.relative_to(site_dir).parts
             if _skipped(rel_parts) or any(_is_shard_folder(p) for p in file.parents if site_dir in p.parents):
                 continue
             url = site_path_of(file, site_dir)
-            pages[url] = RawPage(url=url, html=file.read_bytes(), path=file)
-    redirects = {url: target for url, page in pages.items() if (target := redirect_target(page.html))}
+            pages[url] = RawPage(url=url, html=None, path=file)
+    # Pages are read when the builder extracts them, one at a time: a site's HTML is never all
+    # in memory. A redirect stub shows in a file's head (what `redirect_target` reads).
+    redirects = {
+        url: target for url, page in pages.items() if (target := redirect_target(_head(page.path)))
+    }
     if redirects:
         # Generators write a stub per moved page (mdBook, mkdocs-redirects, Hugo aliases):
         # the page it points to is indexed under its own URL.
@@ -80,8 +84,15 @@ def discover(
         moved = private_dir / PRIVATE_HTML_DIR
         for file in sorted(moved.rglob("*.html")) if moved.is_dir() else []:
             url = site_path_of(file, moved)
-            pages.setdefault(url, RawPage(url=url, html=file.read_bytes(), path=file))
+            pages.setdefault(url, RawPage(url=url, html=None, path=file))
     return list(pages.values()), site_url
+
+
+def _head(path: Path | None) -> bytes:
+    if path is None:
+        return b""
+    with path.open("rb") as fh:
+        return fh.read(HEAD_BYTES)
 
 
 def default_locale(site_dir: Path) -> str:

@@ -1,0 +1,57 @@
+"""What a build keeps in memory: the same decisions from leaner structures."""
+
+from __future__ import annotations
+
+import random
+
+from askdocs.plugin.builder import _mark_listings, _norm
+from askdocs.plugin.extract import Block, ExtractedPage
+
+WORDS = str.split("queue worker retry timeout backoff schedule cron batch job token secret rotate deploy")
+
+
+def _page(url: str, paras: list[str], kind: str = "page") -> ExtractedPage:
+    blocks = [Block("para", text) for text in paras]
+    content = "\n\n".join(paras)
+    return ExtractedPage(url, url, "en", [], False, None, kind, "", content, blocks, [], [], [])
+
+
+def _reference(pages: list[ExtractedPage]) -> list[str]:
+    """The listing rule as first written: a set of owning URLs per shingle."""
+    shingles: dict[str, set[int]] = {}
+    owners: dict[int, set[str]] = {}
+    for page in pages:
+        words = " ".join(b.text for b in page.blocks if b.kind in ("para", "list", "note"))
+        tokens = _norm(words).split()
+        grams = {hash(" ".join(tokens[i : i + 8])) for i in range(len(tokens) - 7)}
+        shingles[page.url] = grams
+        for gram in grams:
+            owners.setdefault(gram, set()).add(page.url)
+    kinds = []
+    for page in pages:
+        grams = shingles[page.url]
+        kind = page.kind
+        if kind == "page" and len(grams) >= 10:
+            shared = [g for g in grams if len(owners[g]) > 1]
+            sources = {o for g in shared for o in owners[g]} - {page.url}
+            if len(shared) / len(grams) >= 0.5 and len(sources) >= 2:
+                kind = "listing"
+        kinds.append(kind)
+    return kinds
+
+
+def test_listings_are_marked_as_the_set_based_rule_marks_them():
+    rng = random.Random(5)
+    for trial in range(30):
+        sources = [" ".join(rng.choices(WORDS, k=rng.randint(5, 60))) for _ in range(rng.randint(2, 12))]
+        pages = [_page(f"/s{trial}-{n}/", [text]) for n, text in enumerate(sources)]
+        for n in range(rng.randint(1, 8)):  # digests quoting one, two or more of the sources
+            quoted = rng.sample(sources, rng.randint(1, min(3, len(sources))))
+            own = [" ".join(rng.choices(WORDS, k=rng.randint(0, 40)))]
+            kind = rng.choice(["page", "page", "page", "changelog"])
+            pages.append(_page(f"/d{trial}-{n}/", quoted + own, kind))
+        rng.shuffle(pages)
+        expected = _reference(pages)
+        _mark_listings(pages)
+        assert [p.kind for p in pages] == expected
+    assert _mark_listings([]) is None and _mark_listings([_page("/a/", ["too short"])]) is None
