@@ -34,6 +34,10 @@ import hashlib
 import io
 import json
 import os
+import shutil
+import tempfile
+import weakref
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -208,11 +212,23 @@ def _sha(data: bytes) -> str:
 
 
 class ShardWriter:
-    """Collects content-addressed files for one shard set, then publishes them."""
+    """Collects content-addressed files for one shard set, then publishes them.
+
+    Each file is written to a staging folder (under the system's temporary folder,
+    `TMPDIR`) as it is added, so a large site's shards are never all in memory at once;
+    `publish` moves them into place. The staging folder is removed after publishing,
+    or when the writer is dropped unpublished."""
 
     def __init__(self) -> None:
-        self._files: dict[str, bytes] = {}
+        self._staging = Path(tempfile.mkdtemp(prefix="askdocs-shards-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._staging), True)
+        self._files: dict[str, Path] = {}
         self.entries: list[ShardFile] = []
+
+    def _stage(self, relpath: str, data: bytes) -> None:
+        staged = self._staging / str(len(self.entries))
+        staged.write_bytes(data)
+        self._files[relpath] = staged
 
     def add(
         self, role: str, data: bytes, ext: str, *, locale: str | None = None, part: int | None = None
@@ -221,11 +237,11 @@ class ShardWriter:
         stem = ".".join(x for x in (role, locale, None if part is None else str(part)) if x)
         path = f"{stem}.{sha[:8]}.{ext}"
         entry = ShardFile(path=path, role=role, sha256=sha, bytes=len(data), locale=locale, part=part)
-        self._files[path] = data
+        self._stage(path, data)
         self.entries.append(entry)
         return entry
 
-    def add_json_parts(self, role: str, records: list[dict], *, locale: str | None = None) -> None:
+    def add_json_parts(self, role: str, records: Iterable[dict], *, locale: str | None = None) -> None:
         """JSON lists split so no part exceeds MAX_PART_BYTES (one record may)."""
         part: list[bytes] = []
         size = 0
@@ -249,20 +265,20 @@ class ShardWriter:
     def add_file(self, role: str, relpath: str, data: bytes) -> ShardFile:
         """A file kept under a fixed name (widget, lunr.js, bundled model)."""
         entry = ShardFile(path=relpath, role=role, sha256=_sha(data), bytes=len(data))
-        self._files[relpath] = data
+        self._stage(relpath, data)
         self.entries.append(entry)
         return entry
 
     def publish(self, folder: Path, manifest: Manifest) -> None:
         """Write every file, then the manifest last, then drop stale shards."""
         folder.mkdir(parents=True, exist_ok=True)
-        for relpath, data in sorted(self._files.items()):
+        for relpath, staged in sorted(self._files.items()):
             target = folder / relpath
             target.parent.mkdir(parents=True, exist_ok=True)
-            if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+            if _same_file_bytes(target, staged):
                 continue
             tmp = target.with_name(target.name + ".tmp")
-            tmp.write_bytes(data)
+            shutil.copyfile(staged, tmp)
             os.replace(tmp, target)
         manifest_data = json.dumps(manifest.to_json(), ensure_ascii=False, indent=2, sort_keys=True)
         tmp = folder / (MANIFEST + ".tmp")
@@ -275,6 +291,20 @@ class ShardWriter:
                 path.unlink()
             elif path.is_dir() and not any(path.iterdir()) and path != folder:
                 path.rmdir()
+        self._cleanup()
+
+
+def _same_file_bytes(target: Path, staged: Path) -> bool:
+    """Whether `target` exists and holds exactly the bytes of `staged` (read in blocks)."""
+    if not target.is_file() or target.stat().st_size != staged.stat().st_size:
+        return False
+    with target.open("rb") as a, staged.open("rb") as b:
+        while True:
+            block = a.read(1 << 20)
+            if block != b.read(1 << 20):
+                return False
+            if not block:
+                return True
 
 
 @dataclass

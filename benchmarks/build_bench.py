@@ -76,8 +76,8 @@ class Probe:
         probe = self
         original_embed = IndexBuilder._embed
         self.original_embed = original_embed
-        original_choose = IndexBuilder._choose_embedder
-        original_lunr = builder_mod.build_index
+        original_choose = IndexBuilder._choose_embedders
+        original_lunr = builder_mod.index_json
 
         def _embed(self, sets):
             for name, data in sets.items():
@@ -91,21 +91,21 @@ class Probe:
             probe.threads = self.options.threads or os.cpu_count() or 1
             return out
 
-        def _choose_embedder(self, locales):
+        def _choose_embedders(self, locales):
             t0 = time.perf_counter()
             out = original_choose(self, locales)
             probe.model_s += time.perf_counter() - t0
             return out
 
-        def build_index(*a, **kw):
+        def index_json(*a, **kw):
             t0 = time.perf_counter()
             out = original_lunr(*a, **kw)
             probe.lunr_s += time.perf_counter() - t0
             return out
 
         IndexBuilder._embed = _embed
-        IndexBuilder._choose_embedder = _choose_embedder
-        builder_mod.build_index = build_index
+        IndexBuilder._choose_embedders = _choose_embedders
+        builder_mod.index_json = index_json
 
 
 def run_build(site: Path, probe: Probe) -> dict:

@@ -24,7 +24,7 @@ from askdocs.plugin.sitemaps import page_dates
 from askdocs import __version__
 from askdocs.embedder import Embedder
 from askdocs.errors import BuildError, ShardError
-from askdocs.lexical import LexicalDoc, bm25_postings, build_index, contextual_text, dumps
+from askdocs.lexical import LexicalDoc, bm25_postings, contextual_text, index_json
 from askdocs.models import AUTO, ModelInfo, choose_models, locate
 from askdocs.remote import materialize
 from askdocs.shards import (
@@ -474,8 +474,8 @@ class IndexBuilder:
     ) -> None:
         vectors, scales = arrays
         writer = ShardWriter()
-        writer.add_json_parts("pages", [asdict(p) for p in data.pages])
-        writer.add_json_parts("chunks", [asdict(c) for c in data.chunks])
+        writer.add_json_parts("pages", (asdict(p) for p in data.pages))  # one record's copy at a time
+        writer.add_json_parts("chunks", (asdict(c) for c in data.chunks))
         writer.add("faq", json_bytes([asdict(f) for f in data.faqs]), "json")
         writer.add("tree", json_bytes(_tree(data.pages)), "json")
         writer.add_vector_parts("vectors", vectors)
@@ -483,7 +483,7 @@ class IndexBuilder:
         locales = sorted({p.locale for p in data.pages})
         for locale in locales:
             rows = [i for i, c in enumerate(data.chunks) if data.pages[c.page].locale == locale]
-            docs = [
+            docs = (  # one at a time: the chunk texts are not all copied out at once
                 LexicalDoc(
                     str(i),
                     data.pages[data.chunks[i].page].title,
@@ -491,8 +491,8 @@ class IndexBuilder:
                     strip_links(chunk_text(data.pages[data.chunks[i].page], data.chunks[i])),
                 )
                 for i in rows
-            ]
-            writer.add("lunr", dumps(build_index(locale, docs)), "json", locale=locale)  # for lunr.js
+            )
+            writer.add("lunr", index_json(locale, docs), "json", locale=locale)  # for lunr.js
             # What the runtime searches with: BM25 over each chunk with its page title and heading path.
             postings = bm25_postings(locale, ((str(i), data.embed_texts[i]) for i in rows))
             writer.add("lexical", json_bytes(postings.meta_json()), "json", locale=locale)
