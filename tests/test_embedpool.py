@@ -87,7 +87,7 @@ def test_a_build_in_processes_writes_the_shards_of_a_build_in_one(tmp_path, mode
     from tests.test_startup import page
 
     site = tmp_path / "one"
-    for n in range(MIN_TEXTS_PER_WORKER + 10):  # a chunk and a title each: enough for two workers
+    for n in range(2 * MIN_TEXTS_PER_WORKER + 10):  # one chunk each (format 3: no title vectors): two workers
         (site / f"p{n}").mkdir(parents=True)
         (site / f"p{n}" / "index.html").write_text(
             page(f"Widget {n}", f"Widget {n} stores {n * 7} records and retries {n % 5} times.")
@@ -104,7 +104,7 @@ def test_a_build_in_processes_writes_the_shards_of_a_build_in_one(tmp_path, mode
     single = askdocs("build", str(site), "--threads", "1", "-q", env=env)
     fanned = askdocs("build", str(tmp_path / "two"), "--threads", "2", "-q", env=env)
     assert f"with {model_info.id} in 2 worker processes (threads 2)" in fanned.stderr
-    assert f"8 texts with {multilingual_info.id} in this process (fewer than" in fanned.stderr
+    assert f"4 texts with {multilingual_info.id} in this process (fewer than" in fanned.stderr
     assert "worker processes" not in single.stderr
     assert f"with {model_info.id} in this process (threads 1)" in single.stderr
     one, two = site / "_askdocs", tmp_path / "two" / "_askdocs"
