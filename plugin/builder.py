@@ -291,6 +291,8 @@ class IndexBuilder:
         if restricted:
             privacy.check_private_dir(private_dir, self.options.site_dir)
         sets = {"public": self._set_data(public), "private": self._set_data(restricted)}
+        for item in prepared:  # chunked: the blocks (a second copy of each page's text) are done with
+            item.page.blocks = []
         vectors = self._embed(sets)
         support = [p.page for p in public if _SUPPORT.search(p.page.url + " " + p.page.title)]
         support.sort(key=lambda p: (p.locale != self.options.default_locale, len(p.url), p.url))
