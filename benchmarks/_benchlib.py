@@ -383,6 +383,28 @@ class Server:
         self.stop()
 
 
+def site_example(given: str | None, tmp: Path) -> Path:
+    """The built site_example a benchmark serves: `given` (its --site), else built with MkDocs
+    (which runs the askdocs plugin) into `tmp`."""
+    if given:
+        return Path(given)
+    progress("building site_example with MkDocs ...")
+    site = tmp / "site"
+    mkdocs_build(ROOT / "site_example" / "mkdocs.yml", site)
+    return site
+
+
+def extractive_server(site: Path, tmp: Path) -> tuple[Server, str]:
+    """A real `askdocs serve` of `site` in extractive mode (no LLM, rate limit off), its log in
+    `tmp`; returns the server (a context manager, not yet ready) and its base URL."""
+    port = free_port()
+    env = {**os.environ, "ASKDOCS_RATE_LIMIT": "off"}
+    env.pop("OPENAI_BASE_URL", None)
+    cmd = [sys.executable, "-m", "askdocs.cli", "serve", str(site), "--port", str(port)]
+    url = f"http://127.0.0.1:{port}"
+    return Server(cmd, env, tmp / "serve.log", f"{url}/healthz"), url
+
+
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 
 

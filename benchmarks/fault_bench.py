@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import ROOT, Report, free_port, mkdocs_build, progress, table  # noqa: E402
+from _benchlib import ROOT, Report, free_port, progress, site_example, table  # noqa: E402
 from memory_bench import unique_questions  # noqa: E402
 
 sys.path.insert(0, str(ROOT))
@@ -379,12 +379,7 @@ def main() -> int:
     report.header("Faults under load: LLM killed, shard truncated, manifest corrupted")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        if args.site:
-            site = Path(args.site)
-        else:
-            progress("building site_example with MkDocs ...")
-            site = work / "built"
-            mkdocs_build(ROOT / "site_example" / "mkdocs.yml", site)
+        site = site_example(args.site, work)
         (work / "run").mkdir()
         progress(f"{settings.chat_readers} chat + {settings.search_readers} search readers; faults ...")
         seen = run_faults(site, work / "run", settings)

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import ROOT, Report, Server, free_port, mkdocs_build, percentile, progress, table  # noqa: E402
+from _benchlib import Report, extractive_server, percentile, progress, site_example, table  # noqa: E402
 from memory_bench import rss_mb, unique_questions  # noqa: E402
 
 SEARCHES = [
@@ -92,19 +91,10 @@ def main() -> int:
     report = Report("load_bench", args.quick)
     report.header("Load: 50 concurrent search readers, 20 concurrent chat readers, real askdocs serve")
     with tempfile.TemporaryDirectory() as tmp:
-        if args.site:
-            site = Path(args.site)
-        else:
-            progress("building site_example with MkDocs ...")
-            site = Path(tmp) / "site"
-            mkdocs_build(ROOT / "site_example" / "mkdocs.yml", site)
-        port = free_port()
-        env = {**os.environ, "ASKDOCS_RATE_LIMIT": "off"}
-        env.pop("OPENAI_BASE_URL", None)
-        cmd = [sys.executable, "-m", "askdocs.cli", "serve", str(site), "--port", str(port)]
-        with Server(cmd, env, Path(tmp) / "serve.log", f"http://127.0.0.1:{port}/healthz") as server:
+        site = site_example(args.site, Path(tmp))
+        server, url = extractive_server(site, Path(tmp))
+        with server:
             server.wait_ready()
-            url = f"http://127.0.0.1:{port}"
             progress("warm-up: 40 searches, 40 chats ...")
             asyncio.run(phase(url, 20, SEARCHES * 4, "search"))
             asyncio.run(phase(url, 20, unique_questions(40, 900_000), "chat"))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import tempfile
 import time
@@ -93,7 +92,7 @@ async def chat_wave(url: str, questions: list[str], concurrency: int, timeout: f
 
 
 def main() -> int:
-    from _benchlib import ROOT, Report, Server, free_port, mkdocs_build, progress, table
+    from _benchlib import Report, extractive_server, progress, site_example, table
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--answers", type=int, default=1000)
@@ -108,19 +107,10 @@ def main() -> int:
     report = Report("memory_bench", args.quick)
     report.header("Memory under chat load: unique extractive answers on a real askdocs serve")
     with tempfile.TemporaryDirectory() as tmp:
-        if args.site:
-            site = Path(args.site)
-        else:
-            progress("building site_example with MkDocs ...")
-            site = Path(tmp) / "site"
-            mkdocs_build(ROOT / "site_example" / "mkdocs.yml", site)
-        port = free_port()
-        env = {**os.environ, "ASKDOCS_RATE_LIMIT": "off"}
-        env.pop("OPENAI_BASE_URL", None)
-        cmd = [sys.executable, "-m", "askdocs.cli", "serve", str(site), "--port", str(port)]
-        with Server(cmd, env, Path(tmp) / "serve.log", f"http://127.0.0.1:{port}/healthz") as server:
+        site = site_example(args.site, Path(tmp))
+        server, url = extractive_server(site, Path(tmp))
+        with server:
             server.wait_ready()
-            url = f"http://127.0.0.1:{port}"
             samples = [("started", 0, rss_mb(server.pid))]
             progress(f"warm-up: {args.warmup} unique answers ...")
             warm = asyncio.run(chat_wave(url, unique_questions(args.warmup), args.concurrency))
