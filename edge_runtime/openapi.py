@@ -243,6 +243,7 @@ def _sse_frame(name: str) -> dict:
     }
 
 
+FS_CODES = ("400", "401", "404", "405", "413", "429", "500")  # every /api/fs/* route
 PATH_PARAM = _query(
     "path",
     "a site path (`/`, `/install/`); `.`/`..` segments and URLs are a 400 `bad_path`",
@@ -307,7 +308,7 @@ def document() -> dict:
                     "list a folder of the docs tree",
                     _ok(_ref("LsResponse")),
                     params=[PATH_PARAM],
-                    codes=("400", "401", "404", "405", "413", "429", "500"),
+                    codes=FS_CODES,
                 )
             },
             "/api/fs/find": {
@@ -323,7 +324,7 @@ def document() -> dict:
                         ),
                         PATH_PARAM,
                     ],
-                    codes=("400", "401", "404", "405", "413", "429", "500"),
+                    codes=FS_CODES,
                 )
             },
             "/api/fs/cat": {
@@ -337,7 +338,7 @@ def document() -> dict:
                             "schema": {**NONBLANK, "maxLength": 1000},
                         }
                     ],
-                    codes=("400", "401", "404", "405", "413", "429", "500"),
+                    codes=FS_CODES,
                 )
             },
             "/api/fs/grep": {
@@ -354,7 +355,7 @@ def document() -> dict:
                         PATH_PARAM,
                         _query("ignore_case", "1/true/yes", {"type": "string"}),
                     ],
-                    codes=("400", "401", "404", "405", "413", "429", "500"),
+                    codes=FS_CODES,
                 )
             },
             "/healthz": {
