@@ -24,19 +24,15 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _benchlib import BIN, CORPORA, fmt, progress, questions, summary, table  # noqa: E402
+from _benchlib import BIN, build_corpus_sites, fmt, progress, questions, summary, table  # noqa: E402
 
 GOAL_MS = 40.0  # search p50 with the second stage, one core, 20+ candidates
 
 
 def build_httpx(out: Path) -> Path:
-    site = out / "httpx"
     progress("building httpx's docs with MkDocs, then askdocs build ...")
-    subprocess.run(
-        [str(BIN / "mkdocs"), "build", "-q", "-f", str(CORPORA / "httpx" / "mkdocs.yml"), "-d", str(site)],
-        check=True,
-        capture_output=True,
-    )
+    build_corpus_sites(out, ["httpx"])
+    site = out / "httpx"
     subprocess.run([str(BIN / "askdocs"), "build", str(site), "-q"], check=True)
     return site
 

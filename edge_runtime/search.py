@@ -242,14 +242,13 @@ def _second_stage(
     candidates = pool_candidates(pool)
     scores = weights.reranker.score(rerank.features(scope, query, candidates, vector))
     best = max(scores)
+    pages = [(hit.ref.set, scope.corpus.chunk(hit.ref).page) for hit in pool]
     page_best: dict[tuple[int, int], float] = {}
     page_fused: dict[tuple[int, int], float] = {}
-    for hit, score in zip(pool, scores, strict=True):
-        page = (hit.ref.set, scope.corpus.chunk(hit.ref).page)
+    for hit, page, score in zip(pool, pages, scores, strict=True):
         page_best[page] = max(page_best.get(page, score), score)
         page_fused[page] = max(page_fused.get(page, 0.0), hit.fused)
-    for hit, candidate, score in zip(pool, candidates, scores, strict=True):
-        page = (hit.ref.set, scope.corpus.chunk(hit.ref).page)
+    for hit, candidate, page, score in zip(pool, candidates, pages, scores, strict=True):
         hit.rerank_score = score
         hit.matched = frozenset(candidate.terms)
         within = hit.fused / page_fused[page] if page_fused[page] else 1.0
