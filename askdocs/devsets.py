@@ -3,8 +3,9 @@
 `TUNING` sets are the only ones any weight, threshold or model in askdocs is
 fitted on (scripts/fit_rerank.py, scripts/fit_confidence.py,
 scripts/tune_answers.py). `HELD_OUT` sets (MkDocs, Uvicorn and Pydantic
-docs, questions by two authors who never saw askdocs' outputs) are only
-measured, to say what a new site can expect. Sites are built by
+docs, questions by two authors who never saw askdocs' outputs) and `FRESH` sets
+(Starlette, Flask, Click, Marshmallow: MkDocs and Sphinx sites, one author each)
+are only measured, to say what a new site can expect. Sites are built by
 `scripts/eval.sh` into `.artifacts/eval/<corpus>/`.
 """
 
@@ -24,7 +25,7 @@ class DevSet:
     name: str
     corpus: str  # the built site under BUILT
     questions: tuple[str, ...]  # files under evals/
-    group: str  # "tuning" | "held-out"
+    group: str  # "tuning" | "held-out" | "fresh"
 
     @property
     def site(self) -> Path:
@@ -56,6 +57,15 @@ HELD_OUT = (
     DevSet("uvicorn", "uvicorn", ("heldout/uvicorn.a.jsonl", "heldout/uvicorn.b.jsonl"), "held-out"),
     DevSet("pydantic", "pydantic", ("heldout/pydantic.a.jsonl", "heldout/pydantic.b.jsonl"), "held-out"),
 )
+# Written later by four more authors (one per corpus) who never saw askdocs, on docs built with
+# MkDocs and with Sphinx: never fitted on, and measured only once the methods were chosen.
+FRESH = (
+    DevSet("starlette", "starlette", ("fresh/starlette.jsonl",), "fresh"),
+    DevSet("flask", "flask", ("fresh/flask.jsonl",), "fresh"),
+    DevSet("click", "click", ("fresh/click.jsonl",), "fresh"),
+    DevSet("marshmallow", "marshmallow", ("fresh/marshmallow.jsonl",), "fresh"),
+)
+GROUPS = {"tuning": TUNING, "held-out": HELD_OUT, "fresh": FRESH}
 
 
 def built(sets: tuple[DevSet, ...]) -> list[DevSet]:

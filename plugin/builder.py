@@ -17,7 +17,7 @@ from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
 from askdocs.plugin.duplicates import duplicate_urls
 from askdocs.plugin.embedpool import MIN_TEXTS_PER_WORKER, embed_texts, workers_for
-from askdocs.plugin.extract import ExtractedPage, extract, strip_links
+from askdocs.plugin.extract import ExtractedPage, extract, link_share, strip_links
 from askdocs.plugin.llmstxt import write_llms_files
 from askdocs.plugin.sitemaps import page_dates
 
@@ -632,14 +632,23 @@ def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text).strip().lower()
 
 
+MIN_INDEX_CHARS = 300  # a page of links shorter than this is a small hub page, not an index
+
+
 def _mark_listings(pages: list[ExtractedPage]) -> None:
-    """Pages whose prose is mostly copied from other pages (tag pages, digests) are listings.
+    """Pages whose prose is mostly copied from other pages they link to (tag pages, digests)
+    are listings.
 
     A page's shingles are the hashes of its 8-word runs. A page is a listing when at least
-    half of its shingles occur on other pages too and those come from at least two other
-    pages. The (shingle, page) pairs are kept in flat arrays (12 bytes each), not in a set
-    of owners per shingle (which took ~20 kB per page of Python objects)."""
+    half of its shingles occur on other pages too, those come from at least two other
+    pages, and it links to at least two of them. A page that is mostly links (a generated
+    index of names, a sitemap) is a listing too. The (shingle, page) pairs are kept in flat
+    arrays (12 bytes each), not in a set of owners per shingle (which took ~20 kB per page of
+    Python objects)."""
     grams, owners, totals = array("q"), array("i"), array("q")
+    for page in pages:
+        if page.kind == "page" and len(page.content) >= MIN_INDEX_CHARS and link_share(page.content) >= 0.6:
+            page.kind = "listing"
     for index, page in enumerate(pages):
         found = _shingles(page)
         totals.append(len(found))
@@ -664,12 +673,20 @@ def _mark_listings(pages: list[ExtractedPage]) -> None:
     a, b = owner[first].astype(np.int64), owner[first + 1].astype(np.int64)
     edges = np.unique(np.concatenate([a * n + b, b * n + a]))
     partners = np.bincount(edges // n, minlength=n)
+    group_of = np.repeat(np.arange(len(starts)), sizes)  # which shingle each pair belongs to
+    urls = [page.url for page in pages]
     for index, page in enumerate(pages):
         total = totals[index]
         if page.kind != "page" or total < 10:
             continue
         if shared[index] / total >= 0.5 and (crowded[index] or partners[index] >= 2):
-            page.kind = "listing"
+            # A listing quotes other pages and links to them (tag pages, digests). Pages that
+            # share text without linking to its sources (the nginx and Apache pages of one
+            # deployment guide, an API page repeated under two names) are pages.
+            mine = np.unique(group_of[(owner == index) & (owners_of_pair > 1)])
+            sources = {urls[o] for o in np.unique(owner[np.isin(group_of, mine)]) if o != index}
+            if len(sources & {link.split("#")[0] for link in page.links}) >= 2:
+                page.kind = "listing"
 
 
 def _shingles(page: ExtractedPage) -> set[int]:

@@ -497,6 +497,12 @@ def strip_links(text: str) -> str:
     return _MD_LINK.sub(r"\1", text)
 
 
+def link_share(text: str) -> float:
+    """How much of a page's visible text is the text of links to other pages."""
+    linked = sum(len(m.group(1)) for m in _MD_LINK.finditer(text))
+    return linked / max(len(strip_links(text)), 1)
+
+
 def render_blocks(blocks: list[Block]) -> str:
     """Blocks → the page text `cat` shows; records each block's span in it."""
     parts: list[str] = []
