@@ -170,6 +170,9 @@ class _Baseline:
 def evaluate_retrieval(questions: list[Question], site: Path, private: str | None, baseline: bool) -> dict:
     searcher = _Searcher(site, private)
     base = _Baseline(site) if baseline else None
+    if base is not None and not base.indexes:
+        print(f"no baseline: {site} has no MkDocs search_index.json (built by another generator)")
+        base = None
     metrics = ["r@1", "r@5", "r@10", "mrr"]
     rows, base_rows, details = [], [], []
     for question in questions:

@@ -633,6 +633,7 @@ def _norm(text: str) -> str:
 
 
 MIN_INDEX_CHARS = 300  # a page of links shorter than this is a small hub page, not an index
+MAX_SOURCE_SHARE = 0.6  # of a listing's shared text, at most this much comes from any one page
 
 
 def _mark_listings(pages: list[ExtractedPage]) -> None:
@@ -641,8 +642,9 @@ def _mark_listings(pages: list[ExtractedPage]) -> None:
 
     A page's shingles are the hashes of its 8-word runs. A page is a listing when at least
     half of its shingles occur on other pages too, those come from at least two other
-    pages, and it links to at least two of them. A page that is mostly links (a generated
-    index of names, a sitemap) is a listing too. The (shingle, page) pairs are kept in flat
+    pages, it links to at least two of them, and no one page supplies most of what it
+    shares. A page that is mostly links (a generated index of names, a sitemap) is a
+    listing too. The (shingle, page) pairs are kept in flat
     arrays (12 bytes each), not in a set of owners per shingle (which took ~20 kB per page of
     Python objects)."""
     grams, owners, totals = array("q"), array("i"), array("q")
@@ -680,12 +682,16 @@ def _mark_listings(pages: list[ExtractedPage]) -> None:
         if page.kind != "page" or total < 10:
             continue
         if shared[index] / total >= 0.5 and (crowded[index] or partners[index] >= 2):
-            # A listing quotes other pages and links to them (tag pages, digests). Pages that
-            # share text without linking to its sources (the nginx and Apache pages of one
-            # deployment guide, an API page repeated under two names) are pages.
+            # A listing quotes excerpts of several pages and links to them (tag pages,
+            # digests). Pages that share text without linking to its sources (the nginx and
+            # Apache pages of one deployment guide) or that repeat mostly one other page (an API
+            # page under two names, a guide and the reference it copies) are pages.
             mine = np.unique(group_of[(owner == index) & (owners_of_pair > 1)])
-            sources = {urls[o] for o in np.unique(owner[np.isin(group_of, mine)]) if o != index}
-            if len(sources & {link.split("#")[0] for link in page.links}) >= 2:
+            others = owner[np.isin(group_of, mine) & (owner != index)]
+            per_source = np.bincount(others, minlength=n)
+            linked = {link.split("#")[0] for link in page.links}
+            quoted = [o for o in np.flatnonzero(per_source) if urls[o] in linked]
+            if len(quoted) >= 2 and per_source.max() <= MAX_SOURCE_SHARE * len(mine):
                 page.kind = "listing"
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the evaluation corpora vendored in evals/corpora/ (httpx, FastAPI en+es,
-# MkDocs, Uvicorn, Pydantic) and site_example with askdocs, then runs `askdocs eval`
-# on the dev question sets: retrieval beside plain lunr.py over MkDocs' own search
-# index, and answers through a real /api/chat.
+# Builds the evaluation corpora vendored in evals/corpora/ and site_example with
+# askdocs, then runs `askdocs eval` on the question sets: retrieval beside plain
+# lunr.py over the generator's own search index (MkDocs sites), and answers through
+# a real /api/chat.
 #   scripts/eval.sh [--no-chat] [QUESTION_SET...]
-#   sets: site_example httpx fastapi (the default), and the held-out sets
-#   heldout/mkdocs.a heldout/mkdocs.b heldout/uvicorn.a heldout/uvicorn.b
-#   heldout/pydantic.a heldout/pydantic.b (or `heldout` for all six)
+#   sets: the tuning sets site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a
+#   uvicorn.b pydantic.a pydantic.b (the default, or `tuning`), and the held-out sets
+#   heldout/starlette heldout/flask heldout/click heldout/marshmallow (or `heldout`).
+#   Flask, Click and Marshmallow are Sphinx sites: each is built in its own virtualenv
+#   under .artifacts/ with the versions its evals/corpora/NAME/BUILD.md pins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPORA=${CORPORA:-evals/corpora}
@@ -17,12 +19,12 @@ SETS=()
 for arg in "$@"; do
   case "$arg" in
     --no-chat) CHAT= ;;
-    heldout) SETS+=(heldout/mkdocs.a heldout/mkdocs.b heldout/uvicorn.a heldout/uvicorn.b
-                    heldout/pydantic.a heldout/pydantic.b) ;;
+    tuning) SETS+=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b) ;;
+    heldout) SETS+=(heldout/starlette heldout/flask heldout/click heldout/marshmallow) ;;
     *) SETS+=("$arg") ;;
   esac
 done
-[ ${#SETS[@]} -gt 0 ] || SETS=(site_example httpx fastapi)
+[ ${#SETS[@]} -gt 0 ] || SETS=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b)
 for set in "${SETS[@]}"; do
   if [ ! -f "evals/$set.jsonl" ]; then
     echo "eval.sh: no question set evals/$set.jsonl" >&2
@@ -33,9 +35,35 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1767225600}
 
+# A Sphinx corpus: its own virtualenv with the pinned packages (BUILD.md), `dirhtml` URLs.
+sphinx_site() {
+  local corpus=$1; shift
+  local venv=.artifacts/venv-$corpus
+  if [ ! -x "$venv/bin/sphinx-build" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "$@"
+  fi
+  local doctrees
+  doctrees=$(mktemp -d)
+  (cd "$CORPORA/$corpus" && "$OLDPWD/$venv/bin/sphinx-build" -b dirhtml -E -q -d "$doctrees" docs "$OUT/$corpus")
+  rm -rf "$doctrees"
+}
+
 build() {
   local corpus=$1
   case "$corpus" in
+    flask)
+      sphinx_site flask sphinx==8.2.3 alabaster==1.0.0 docutils==0.21.2 Pygments==2.21.0 flask==3.1.3 \
+        Werkzeug==3.1.9 Jinja2==3.1.6 click==8.5.1 itsdangerous==2.2.0 blinker==1.9.0 MarkupSafe==3.0.4
+      "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
+    click)
+      sphinx_site click sphinx==9.0.4 myst-parser==5.2.0 click==8.5.1 docutils==0.22.4 alabaster==1.0.0 \
+        Pygments==2.21.0
+      "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
+    marshmallow)
+      sphinx_site marshmallow sphinx==8.2.3 alabaster==1.0.0 docutils==0.21.2 Pygments==2.21.0 Jinja2==3.1.6 \
+        autodocsumm==0.2.15 sphinx-issues==6.0.0 marshmallow==4.4.0
+      "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
     site_example)
       "$PY" -m mkdocs build -q -f site_example/mkdocs.yml -d "$OUT/site_example" ;;
     fastapi)

@@ -35,7 +35,9 @@ def _reference(pages: list[ExtractedPage]) -> list[str]:
             shared = [g for g in grams if len(owners[g]) > 1]
             sources = {o for g in shared for o in owners[g]} - {page.url}
             linked = sources & {link.split("#")[0] for link in page.links}
-            if len(shared) / len(grams) >= 0.5 and len(sources) >= 2 and len(linked) >= 2:
+            per_source = [sum(1 for g in shared if o in owners[g]) for o in sources]
+            spread = max(per_source, default=0) <= 0.6 * len(shared)
+            if len(shared) / len(grams) >= 0.5 and len(sources) >= 2 and len(linked) >= 2 and spread:
                 kind = "listing"
         kinds.append(kind)
     return kinds
@@ -64,6 +66,12 @@ def test_listings_are_marked_as_the_set_based_rule_marks_them():
     twins = [_page(f"/{name}/", [shared, name]) for name in ("nginx", "apache", "caddy")]
     _mark_listings(twins)  # text shared, no links to its sources: pages, not listings
     assert [p.kind for p in twins] == ["page", "page", "page"]
+    reference = " ".join(WORDS * 4)
+    guide = [_page("/api/", [reference]), _page("/fields/", [" ".join(WORDS[::-1] * 2)])]
+    # Mostly one other page, a line of a second, linking to both: a copy, not a listing.
+    copy = _page("/schema/", [reference, " ".join(WORDS[::-1])], links=["/api/#x", "/fields/#y"])
+    _mark_listings([*guide, copy])
+    assert copy.kind == "page"
     assert _mark_listings([]) is None and _mark_listings([_page("/a/", ["too short"])]) is None
 
 
