@@ -10,6 +10,7 @@ citation precision, answer-fact recall, time to first status and token.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import threading
 import time
@@ -246,9 +247,17 @@ def ask(base_url: str, question: Question, client) -> dict:
     }
 
 
+_MD_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
+_MD_MARKS = re.compile(r"`|\*\*|^> ?", re.M)
+
+
 def fact_found(fact: str, text: str) -> bool:
+    """A fact (alternatives split on "|") is in the answer as written or as the reader sees it
+    rendered: facts are taken from rendered pages ("Default: 4"), answers are Markdown
+    ("Default: `4`")."""
     lowered = text.lower()
-    return any(alt.strip().lower() in lowered for alt in fact.split("|"))
+    rendered = _MD_MARKS.sub("", _MD_LINK.sub(r"\1", text)).lower()
+    return any(alt.strip().lower() in lowered or alt.strip().lower() in rendered for alt in fact.split("|"))
 
 
 def answer_row(question: Question, answered: bool, citations: list[str], text: str, escalation) -> dict:

@@ -18,6 +18,7 @@ from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import DocsFS
 from askdocs.edge_runtime.query import Query, names_in
+from askdocs.edge_runtime.rarity import is_rare
 from askdocs.edge_runtime.results import locate_in_chunk
 from askdocs.edge_runtime.search import SearchOutcome
 
@@ -43,6 +44,7 @@ class Evidence:
     kind: str  # section | faq | grep | link
     score: float
     locale: str
+    page_kind: str = "page"  # the page's kind: page | changelog | listing
 
     @property
     def label(self) -> str:
@@ -58,6 +60,7 @@ class Investigation:
     signals: dict = field(default_factory=dict)
     # How telling each key term is in the reader's docs (idf / mean idf; unknown terms: none).
     term_weights: dict[str, float] = field(default_factory=dict)
+    documents: int = 0  # the reader's visible chunks in the question's locale
 
 
 def section_at(corpus: Corpus, set_index: int, page_index: int, offset: int) -> tuple[int, int, str, str]:
@@ -148,6 +151,7 @@ class _Collector:
             kind=kind,
             score=score,
             locale=page.locale,
+            page_kind=page.kind,
         )
         self.items.append(evidence)
         return evidence
@@ -256,13 +260,14 @@ def investigate(
             break
 
     ordered = sorted(collector.items, key=lambda e: -e.score)
-    weights = term_weights(fs.scope.document_frequencies(locale, terms), terms)
-    confidence, signals = assess(outcome, ordered, query, weights)
+    frequencies = fs.scope.document_frequencies(locale, terms)
+    weights = term_weights(frequencies, terms)
+    confidence, signals = assess(outcome, ordered, query, weights, documents=frequencies[1])
     checked = []
     for evidence in ordered[:4]:
         if evidence.label not in checked:
             checked.append(evidence.label)
-    return Investigation(ordered, steps, checked, confidence, signals, weights)
+    return Investigation(ordered, steps, checked, confidence, signals, weights, frequencies[1])
 
 
 def _line_offset(content: str, line: int) -> int:
@@ -311,6 +316,7 @@ CONFIDENCE = ConfidenceModel(
         "ident_missing": -0.729,
     },
 )
+_WORD = re.compile(r"[^\W\d_]+", re.U)
 _ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")
 
 
@@ -333,10 +339,12 @@ def features(
     query: Query,
     weights: dict[str, float] | None,
     evidence_terms: set[str] | None = None,
+    documents: int = 0,
 ) -> dict[str, float]:
     """The signals confidence is computed from (all in roughly [0, 1] or z units).
 
-    `weights`: `term_weights` of the key terms (None: every term known, all equal)."""
+    `weights`: `term_weights` of the key terms (None: every term known, all equal);
+    `documents`: how many chunks the reader's docs in this locale hold (0: unknown)."""
     terms, identifiers, locale = set(query.key_terms), query.identifiers, query.locale
     if evidence_terms is None:
         evidence_terms = _evidence_terms(locale, evidence)
@@ -353,6 +361,9 @@ def features(
     lexical_refs = {h.ref for h in outcome.hits[:5] if h.lexical_rank is not None and h.lexical_rank < 3}
     dense_refs = {h.ref for h in outcome.hits[:5] if h.dense_rank is not None and h.dense_rank < 3}
     unknown = terms - set(weights)
+    rare = _rare_unknown(query, unknown)
+    # A term absent from a large site says more than one absent from a twelve-page site.
+    size = math.log10(max(documents, 10)) / 3 if documents else 0.0
     entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
     names = names_in(identifiers)
     found = [t for t in names if any(t in e.text.lower() for e in evidence)]
@@ -363,6 +374,9 @@ def features(
         "lexical_frac": lexical_frac,
         "agreement": 1.0 if lexical_refs & dense_refs else 0.0,
         "unknown_frac": len(unknown) / len(terms) if terms else 0.0,
+        "unknown_sized": size * len(unknown) / len(terms) if terms else 0.0,
+        "rare_frac": len(rare) / len(terms) if terms else 0.0,
+        "size": size,
         "unknown_entity": 1.0 if unknown & entities else 0.0,
         "ident_missing": 1.0 if names and not found else 0.0,
         "ident_found": len(found) / len(names) if names else 0.0,
@@ -371,18 +385,31 @@ def features(
     }
 
 
+def _rare_unknown(query: Query, unknown: set[str]) -> set[str]:
+    """The key terms the docs never use whose words are rare in the language at large."""
+    if not unknown:
+        return set()
+    rare = set()
+    for word in _WORD.findall(query.text):
+        for term in lexical.stem_terms(query.locale, word) & unknown:
+            if is_rare(query.locale, word):
+                rare.add(term)
+    return rare
+
+
 def assess(
     outcome: SearchOutcome,
     evidence: list[Evidence],
     query: Query,
     weights: dict[str, float] | None = None,
     model: ConfidenceModel = CONFIDENCE,
+    documents: int = 0,
 ) -> tuple[float, dict]:
     """Confidence in [0, 1] that the evidence answers the question, and why."""
     if not evidence or not outcome.hits:
         return 0.0, {"reason": "no candidates"}
     evidence_terms = _evidence_terms(query.locale, evidence)
-    signals = features(outcome, evidence, query, weights, evidence_terms)
+    signals = features(outcome, evidence, query, weights, evidence_terms, documents)
     confidence = model.predict(signals)
     signals = {k: round(v, 4) for k, v in signals.items()}
     signals["missing_terms"] = sorted(query.key_terms - evidence_terms)

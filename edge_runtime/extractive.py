@@ -74,6 +74,10 @@ HEADING_WEIGHT = 0.8  # a key term in a unit's section heading: the section is a
 QUANTITY_PENALTY = 0.5
 MAX_NAMED = 3  # units added so that each thing a question names is answered
 FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the answer
+# A changelog line names a thing ("Added `raise_app_exceptions`"); the page that documents it
+# explains it. Unless the question is about versions or changes, the explanation answers.
+CHANGELOG_WEIGHT = 0.6
+THROUGH_CODE = False
 
 
 @dataclass
@@ -253,6 +257,9 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
+        if source.page_kind == "changelog" and not query.temporal:
+            score *= CHANGELOG_WEIGHT
+
         score *= (0.55 + 0.45 * source.score) * (0.4 + 0.6 * coverage[unit.evidence])
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
@@ -301,6 +308,8 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         if unit.kind == "code":
             if _PROCEDURAL.search(query.message) and not any(u.kind == "code" for u in group.support):
                 group.support.append(unit)
+            if THROUGH_CODE:
+                continue
             break
         if unit.kind == "row" or words >= CONTEXT_WORDS:
             break

@@ -142,7 +142,11 @@ def fused_candidates(
     text, loc = query.text, query.locale
     outcome = SearchOutcome(query, [], [])
     candidates: dict[ChunkRef, Hit] = {}
-    for rank, (ref, score, matched) in enumerate(_lexical(scope, text, loc, weights.candidates)):
+    # A follow-up's meaning needs the question it follows (the dense model reads both), but its
+    # own words say what is new: the previous question's words would make BM25 find the
+    # previous answer again (follow-ups, tuning sets: R@1 of the fusion 0.76 -> 0.84).
+    words = query.message if query.history and query.text != query.message else text
+    for rank, (ref, score, matched) in enumerate(_lexical(scope, words, loc, weights.candidates)):
         hit = candidates.setdefault(ref, Hit(ref, 0.0))
         hit.lexical_rank, hit.lexical_score, hit.matched = rank, score, matched
     outcome.retrievers.append("lexical")

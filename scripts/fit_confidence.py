@@ -15,6 +15,7 @@ Paste the printed `CONFIDENCE = ...` into edge_runtime/evidence.py.
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
@@ -24,7 +25,7 @@ from askdocs.edge_runtime.evidence import CONFIDENCE, features
 from askdocs import devsets
 from askdocs.evaluation import _Searcher
 
-NAMES = list(CONFIDENCE.weights)
+NAMES = list(CONFIDENCE.weights)  # the signals the model reads (evidence.features computes more)
 # Unregularised, the 20-odd-question corners of a dev set get memorised.
 L2 = 0.01
 
@@ -37,7 +38,9 @@ def collect():
         for question in dev.load():
             case = prepare(docs, searcher.query(question), AnswerSettings())
             found = case.investigation
-            signals = features(case.outcome, found.evidence, case.query, found.term_weights)
+            signals = features(
+                case.outcome, found.evidence, case.query, found.term_weights, documents=found.documents
+            )
             top_pages = {e.page_url for e in found.evidence[:3]}
             label = 1 if question.answerable and top_pages & set(question.gold) else 0
             rows.append((dev.name, question, signals, label))
@@ -58,11 +61,14 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 6000) -> tupl
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--features", default=",".join(NAMES), help="signals to fit (default: the model's)")
+    names = parser.parse_args().features.split(",")
     rows = collect()
-    x = np.array([[r[2][n] for n in NAMES] for r in rows])
+    x = np.array([[r[2][n] for n in names] for r in rows])
     y = np.array([r[3] for r in rows], dtype=float)
     w, b = fit(x, y)
-    weights = {n: round(float(v), 3) for n, v in zip(NAMES, w, strict=True)}
+    weights = {n: round(float(v), 3) for n, v in zip(names, w, strict=True)}
     print(f"{len(rows)} questions, {int(y.sum())} answerable-and-found")
     print(f"CONFIDENCE = ConfidenceModel(bias={b:.3f}, weights={json.dumps(weights)})")
     answerable = np.array([r[1].answerable for r in rows])
@@ -81,11 +87,24 @@ def main() -> None:
             f"{t:9.2f} {answered[answerable].mean():21.3f} {answered[(y == 1)].mean():15.3f} "
             f"{(~answered[~answerable]).mean():22.3f}"
         )
+    pos, neg = held_out[answerable], held_out[~answerable]
+    auc = (pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean()
+    best = max(
+        np.arange(0.2, 0.8, 0.01),
+        key=lambda t: min((held_out[answerable] >= t).mean(), (held_out[~answerable] < t).mean()),
+    )
+    print(f"\nAUC answerable vs unanswerable {auc:.3f}; balanced threshold {best:.2f}, per corpus:")
+    for corpus in sorted(set(corpora)):
+        mine = corpora == corpus
+        print(
+            f"  {corpus:14} answered {(held_out[mine & answerable] >= best).mean():.2f}  "
+            f"refused {(held_out[mine & ~answerable] < best).mean():.2f}"
+        )
     print("\nlowest-confidence answerable and highest-confidence unanswerable (left-out model):")
     for i in np.argsort(held_out):
         name, question, _, label = rows[i]
         p = held_out[i]
-        if question.answerable and label and p < 0.45 or not question.answerable and p >= 0.45:
+        if question.answerable and label and p < best or not question.answerable and p >= best:
             print(f"  {p:.2f} {name:12} {question.kind:12} {question.question[:70]}")
 
 

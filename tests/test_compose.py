@@ -55,10 +55,12 @@ def query(message: str, locale: str = "en") -> Query:
     )
 
 
-def evidence(url: str, title: str, heading: str, text: str, score: float = 1.0, index: int = 0) -> Evidence:
+def evidence(
+    url: str, title: str, heading: str, text: str, score: float = 1.0, index: int = 0, page_kind: str = "page"
+) -> Evidence:
     page = url.split("#")[0]
     return Evidence(
-        ChunkRef(0, index), 0, index, url, page, title, heading, text, None, "section", score, "en"
+        ChunkRef(0, index), 0, index, url, page, title, heading, text, None, "section", score, "en", page_kind
     )
 
 
@@ -77,6 +79,30 @@ def test_each_named_setting_is_answered_from_the_list_that_defines_it():
     assert "(Default 100)" in text and "(Defaults 20)" in text
     # Only the section that defines them is cited, not the changelog line that names one.
     assert [e.url for e in composition.cited] == ["/advanced/resource-limits/"]
+
+
+TRANSPORTS = """## ASGI Transport
+
+By default the transport raises exceptions that occur in the application. Set
+`raise_app_exceptions=False` to return a `500` response instead, as a server would."""
+
+CHANGES = """## 0.25.0 › Fixed
+
+- Return `500` error response instead of exceptions when `raise_app_exceptions=False` is set on
+  `ASGITransport`. (#2669)"""
+
+
+def test_a_page_that_explains_a_name_answers_before_a_changelog_line_that_names_it():
+    pool = [
+        evidence("/changelog/#fixed", "Changelog", "0.25.0 › Fixed", CHANGES, page_kind="changelog"),
+        evidence("/advanced/transports/#asgi", "Transports", "ASGI Transport", TRANSPORTS, 0.9, 1),
+    ]
+    composition = compose(query("what is raise_app_exceptions on ASGITransport for"), pool)
+    assert composition.cited[0].url == "/advanced/transports/#asgi", rendered(composition)
+    # Asked about versions, the changelog is what answers.
+    temporal = query("in which release did raise_app_exceptions start returning a 500?")
+    temporal = Query(**{**temporal.__dict__, "temporal": True})
+    assert compose(temporal, pool).cited[0].url == "/changelog/#fixed"
 
 
 def test_one_named_setting_gets_its_own_line_not_the_whole_list():

@@ -68,3 +68,12 @@ def test_eval_script_runs_on_a_vendored_corpus(tmp_path):
     assert report
     missing = subprocess.run(["scripts/eval.sh", "nosuchset"], cwd=ROOT, capture_output=True, text=True)
     assert missing.returncode == 2 and "no question set evals/nosuchset.jsonl" in missing.stderr
+
+
+def test_a_fact_is_found_as_written_or_as_rendered():
+    from askdocs.evaluation import fact_found
+
+    answer = "- **navigation_depth**: the depth. Default: `4`.\n\n> See [the theme page](/themes/#rtd)."
+    assert fact_found("Default: 4", answer)  # facts come from rendered pages, answers are Markdown
+    assert fact_found("the theme page", answer) and fact_found("`4`|nothing", answer)
+    assert not fact_found("Default: 5", answer) and not fact_found("/themes/ page", answer)

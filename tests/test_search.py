@@ -209,3 +209,18 @@ def test_term_statistics_count_only_what_the_reader_may_see(public_scope, staff_
     assert staff[install] >= public[install] > 0
     assert staff_total > public_total > 0
     assert public_scope.document_frequencies("en", {"zzzunknownzzz"})[0] == {"zzzunknownzzz": 0}
+
+
+def test_a_follow_up_is_matched_lexically_on_its_own_words(example_corpus, public_scope):
+    from askdocs.edge_runtime.conversation import ChatRequest, Turn
+    from askdocs.edge_runtime.query import make_query
+
+    corpus, embedder = example_corpus
+    history = (Turn("user", "How do I rotate the API token?"), Turn("assistant", "Run token rotate."))
+    query = make_query(ChatRequest("and what does a Business seat cost?", "en", history, None), public_scope)
+    assert "rotat" in query.terms  # the dense model and the confidence still read the whole context
+    lexical_only = dataclasses.replace(DEFAULT_WEIGHTS, stage="lexical")
+    outcome = hybrid_search(public_scope, embedder, query, 20, lexical_only)
+    # BM25 searched the reader's new words: the previous question's page does not come back first.
+    assert pages(corpus, outcome)[0] == "/pricing/", pages(corpus, outcome)
+    assert all("rotat" not in h.matched for h in outcome.hits if h.lexical_rank is not None)
