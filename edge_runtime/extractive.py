@@ -77,7 +77,6 @@ FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the
 # A changelog line names a thing ("Added `raise_app_exceptions`"); the page that documents it
 # explains it. Unless the question is about versions or changes, the explanation answers.
 CHANGELOG_WEIGHT = 0.6
-THROUGH_CODE = False
 
 
 @dataclass
@@ -306,11 +305,11 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     words = 0
     for unit in following:  # what follows a sentence usually qualifies it
         if unit.kind == "code":
+            # How-to questions get the example; the sentences after it still qualify the lead
+            # ("... returns a 500 instead.", "Note that ..."): tuning sets, fact recall +0.01.
             if _PROCEDURAL.search(query.message) and not any(u.kind == "code" for u in group.support):
                 group.support.append(unit)
-            if THROUGH_CODE:
-                continue
-            break
+            continue
         if unit.kind == "row" or words >= CONTEXT_WORDS:
             break
         group.support.append(unit)
