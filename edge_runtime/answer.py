@@ -19,6 +19,7 @@ from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate
 from askdocs.edge_runtime.extractive import Composition, compose, refusal
+from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import Query, make_query
@@ -26,7 +27,7 @@ from askdocs.edge_runtime.scope import Scope
 from askdocs.edge_runtime.search import ANSWER_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
 
 # Operating point of the confidence model (see evidence.CONFIDENCE and scripts/fit_confidence.py).
-DEFAULT_MIN_CONFIDENCE = 0.45
+DEFAULT_MIN_CONFIDENCE = 0.46
 SEARCH_DEPTH = 8
 _SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk|ayuda)\b", re.I)
 
@@ -60,6 +61,7 @@ class Case:
     outcome: SearchOutcome
     investigation: Investigation
     support: dict
+    faq: FaqMatch | None = None  # the FAQ record the question duplicates: answered from it
 
     @property
     def confidence(self) -> float:
@@ -83,6 +85,9 @@ class Case:
             extra["retriever_errors"] = self.outcome.errors
         if self.query.locale_detected:
             extra["locale_detected"] = True
+        if self.faq is not None:
+            page = self.investigation.evidence[0]
+            extra["faq_match"] = {"url": page.url, "similarity": self.faq.similarity, "bar": self.faq.bar}
         return extra
 
 
@@ -99,8 +104,10 @@ def retrieve(docs: Docs, query: Query, settings: AnswerSettings) -> SearchOutcom
 def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
     """Retrieve, navigate and assess: the work every synthesiser builds on."""
     outcome = retrieve(docs, query, settings)
-    investigation = investigate(docs.fs, outcome, query)
-    return Case(query, outcome, investigation, support_for(docs.scope, query.locale, settings.support_url))
+    faq = duplicate_faq(docs.scope, docs.embedder, query) if "dense" in outcome.retrievers else None
+    investigation = investigate(docs.fs, outcome, query, faq=faq.ref if faq else None)
+    support = support_for(docs.scope, query.locale, settings.support_url)
+    return Case(query, outcome, investigation, support, faq)
 
 
 def human_requested(query: Query, support: dict | None) -> Answer | None:
@@ -118,8 +125,9 @@ def human_requested(query: Query, support: dict | None) -> Answer | None:
 
 
 def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answer | None:
-    """The refusal, when the docs hold no evidence for the question (None: go on)."""
-    if case.confidence >= settings.min_confidence:
+    """The refusal, when the docs hold no evidence for the question (None: go on). A question
+    the site's FAQ asks in other words is answered from that FAQ, whatever the confidence."""
+    if case.confidence >= settings.min_confidence or case.faq is not None:
         return None
     return refuse(case, mode)
 

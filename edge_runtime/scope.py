@@ -7,7 +7,7 @@ outside the scope does not exist for that reader.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -31,6 +31,8 @@ class Scope:
     groups: frozenset[str]
     page_masks: list[np.ndarray]
     chunk_masks: list[np.ndarray]
+    # What later steps compute once per scope from what it may see (faqmatch's FAQ questions).
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def paths(self) -> dict[str, tuple[int, int]]:

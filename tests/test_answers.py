@@ -111,3 +111,20 @@ def test_answer_round_trips_through_json(docs):
     again = type(result).from_json(result.to_json())
     assert again == result
     assert again.text == result.text
+
+
+def test_a_question_the_faq_asks_in_other_words_is_matched_to_it(docs):
+    from askdocs.edge_runtime.answer import question
+    from askdocs.edge_runtime.faqmatch import duplicate_faq, faq_questions
+
+    found = faq_questions(docs.scope, docs.embedder, "en")
+    assert found is not None and len(found.refs) >= 4 and 0.5 < found.bar < 1.0
+    asked = question(docs, "Does Tallyfox send telemetry to Kestrel?", "en")
+    match = duplicate_faq(docs.scope, docs.embedder, asked)
+    assert match is not None and match.similarity >= match.bar
+    assert docs.scope.corpus.chunk(match.ref).headings == ["Does Tallyfox send any data to Kestrel?"]
+    # Near the topic of a FAQ (running Tallyfox somewhere) is not asking it.
+    for other in ("Can I run Tallyfox on Windows Server 2012?", "How do I rotate the API token?"):
+        assert duplicate_faq(docs.scope, docs.embedder, question(docs, other, "en")) is None, other
+    result = ask(docs, "Does Tallyfox send any telemetry back to Kestrel?")
+    assert result.extra["faq_match"]["url"].startswith("/faq/#does-tallyfox-send-any-data-to-kestrel")
