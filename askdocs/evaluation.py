@@ -131,6 +131,47 @@ class _Searcher:
         return ranked
 
 
+class SectionsBaseline:
+    """Plain BM25 over heading sections: one document per section of every page the reader may
+    see ("Page › Section", then its text), built from the index's own page records, searched
+    with the question alone. The baseline an outside evaluation holds askdocs to; it needs no
+    generator's search index, so it serves Sphinx sites as well as MkDocs ones."""
+
+    def __init__(self, searcher: _Searcher) -> None:
+        from askdocs.lexical import PostingsScorer, bm25_postings
+        from askdocs.plugin.extract import strip_links
+
+        documents: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for set_index, loaded in enumerate(searcher.corpus.sets):
+            for page_index, page in enumerate(loaded.pages):
+                if not searcher.scope.visible(set_index, page_index):
+                    continue
+                headed = [(at, heading) for at, _, heading in loaded.sections(page_index)]
+                sections = [(0, page.title), *headed]
+                ends = [at for at, _ in sections[1:]] + [len(page.content)]
+                for (start, heading), end in zip(sections, ends, strict=True):
+                    text = strip_links(page.content[start:end]).strip()
+                    if text:
+                        documents[page.locale].append((page.url, f"{page.title} › {heading}\n\n{text}"))
+        self.indexes = {
+            locale: (PostingsScorer(bm25_postings(locale, [(str(i), t) for i, (_, t) in enumerate(docs)])),
+                     [url for url, _ in docs])
+            for locale, docs in documents.items()
+        }
+
+    def pages(self, question: Question) -> list[str]:
+        from askdocs.lexical import query_tokens
+
+        found = self.indexes.get(question.locale) or next(iter(self.indexes.values()))
+        index, urls = found
+        ranked: list[str] = []
+        for ref, _score, _ in index.search_terms(query_tokens(question.question), limit=200):
+            url = urls[int(ref)]
+            if url not in ranked:
+                ranked.append(url)
+        return ranked
+
+
 class _Baseline:
     """Plain lunr.py over MkDocs' own search_index.json files (what the search box does)."""
 

@@ -26,10 +26,11 @@ from askdocs.edge_runtime import rerank
 from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, fused_candidates, pool_candidates
 
 from askdocs import devsets
-from askdocs.evaluation import _Searcher, retrieval_scores
+from askdocs.evaluation import SectionsBaseline, _Searcher, retrieval_scores
 
 L2 = 0.02
 STAGES = ("lexical", "dense", "fused", "rerank")
+BASELINE = "bm25 sections"  # plain BM25 over heading sections, the question alone (no askdocs ranking)
 
 
 def collect(dev: devsets.DevSet):
@@ -72,6 +73,11 @@ def fit(groups, l2: float = L2, steps: int = 3000, keep: np.ndarray | None = Non
 
 
 def measure(searcher, questions, reranker: rerank.Reranker, table, group: str) -> None:
+    baseline = SectionsBaseline(searcher)
+    for question in questions:
+        scores = retrieval_scores(baseline.pages(question), question)
+        for key in (f"{group}:all", f"{group}:{question.kind}"):
+            table[BASELINE][key].append(scores)
     for stage in STAGES:
         weights = dataclasses.replace(DEFAULT_WEIGHTS, stage=stage, reranker=reranker)
         for question in questions:
@@ -83,11 +89,11 @@ def measure(searcher, questions, reranker: rerank.Reranker, table, group: str) -
 def print_table(table) -> None:
     keys = sorted({k for stage in table.values() for k in stage}, key=lambda k: (k.split(":")[0], k))
     for metric in ("r@1", "r@5", "mrr"):
-        print(f"\n{metric:8}" + "".join(f"{k[:16]:>17}" for k in keys))
-        print(f"{'n':8}" + "".join(f"{len(table['fused'][k]):>17}" for k in keys))
-        for stage in STAGES:
+        print(f"\n{metric:14}" + "".join(f"{k[:16]:>17}" for k in keys))
+        print(f"{'n':14}" + "".join(f"{len(table['fused'][k]):>17}" for k in keys))
+        for stage in (BASELINE, *STAGES):
             values = [statistics.fmean(x[metric] for x in table[stage][k]) for k in keys]
-            print(f"{stage:8}" + "".join(f"{v:>17.3f}" for v in values))
+            print(f"{stage:14}" + "".join(f"{v:>17.3f}" for v in values))
 
 
 def main() -> None:
