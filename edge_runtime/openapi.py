@@ -218,6 +218,11 @@ SSE_EVENTS = {
             "escalation_reason": STR,
             "cached": {"type": "boolean"},
             "index_version": NULLABLE_STR,
+            "faq_match": {
+                "type": "object",
+                "description": "the site FAQ question this one duplicates, answered from it",
+                "properties": {"url": STR, "similarity": {"type": "number"}, "bar": {"type": "number"}},
+            },
         },
     },
     "error": SCHEMAS["Error"]["properties"]["error"],
