@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import json
 import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -215,59 +216,60 @@ class ShardWriter:
     """Collects content-addressed files for one shard set, then publishes them.
 
     Each file is written to a staging folder (under the system's temporary folder,
-    `TMPDIR`) as it is added, so a large site's shards are never all in memory at once;
-    `publish` moves them into place. The staging folder is removed after publishing,
-    or when the writer is dropped unpublished."""
+    `TMPDIR`) as it is made, piece by piece if need be (`open`, `json_parts`), so a large
+    site's shards are never in memory at once; `publish` moves them into place. The
+    staging folder is removed after publishing, or when the writer is dropped unpublished."""
 
     def __init__(self) -> None:
         self._staging = Path(tempfile.mkdtemp(prefix="askdocs-shards-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._staging), True)
+        self._staged = itertools.count()
         self._files: dict[str, Path] = {}
         self.entries: list[ShardFile] = []
 
-    def _stage(self, relpath: str, data: bytes) -> None:
-        staged = self._staging / str(len(self.entries))
-        staged.write_bytes(data)
+    def open(
+        self, role: str, ext: str, *, locale: str | None = None, part: int | None = None
+    ) -> StagedFile:
+        """A file written piece by piece; named by its sha256 and added when closed."""
+        stem = ".".join(x for x in (role, locale, None if part is None else str(part)) if x)
+        return StagedFile(self, role, lambda sha: f"{stem}.{sha[:8]}.{ext}", locale=locale, part=part)
+
+    def _register(self, relpath: str, staged: Path, entry: ShardFile) -> None:
         self._files[relpath] = staged
+        self.entries.append(entry)
 
     def add(
         self, role: str, data: bytes, ext: str, *, locale: str | None = None, part: int | None = None
     ) -> ShardFile:
-        sha = _sha(data)
-        stem = ".".join(x for x in (role, locale, None if part is None else str(part)) if x)
-        path = f"{stem}.{sha[:8]}.{ext}"
-        entry = ShardFile(path=path, role=role, sha256=sha, bytes=len(data), locale=locale, part=part)
-        self._stage(path, data)
-        self.entries.append(entry)
-        return entry
+        with self.open(role, ext, locale=locale, part=part) as out:
+            out.write(data)
+        return out.entry
+
+    def json_parts(self, role: str, *, locale: str | None = None) -> JsonParts:
+        """A JSON list written one encoded record at a time, split so no part exceeds
+        MAX_PART_BYTES (one record may); `close` writes the last part."""
+        return JsonParts(self, role, locale)
 
     def add_json_parts(self, role: str, records: Iterable[dict], *, locale: str | None = None) -> None:
-        """JSON lists split so no part exceeds MAX_PART_BYTES (one record may)."""
-        part: list[bytes] = []
-        size = 0
-        index = 0
+        parts = self.json_parts(role, locale=locale)
         for record in records:
-            encoded = json_bytes(record)
-            if part and size + len(encoded) > MAX_PART_BYTES:
-                self.add(role, b"[" + b",".join(part) + b"]", "json", locale=locale, part=index)
-                index, part, size = index + 1, [], 0
-            part.append(encoded)
-            size += len(encoded) + 1
-        self.add(role, b"[" + b",".join(part) + b"]", "json", locale=locale, part=index)
+            parts.add(json_bytes(record))
+        parts.close()
 
-    def add_vector_parts(self, role: str, vectors: np.ndarray) -> None:
-        row_bytes = max(1, vectors.shape[1] * vectors.itemsize)
-        rows = max(1, MAX_PART_BYTES // row_bytes)
-        starts = range(0, max(len(vectors), 1), rows)
-        for index, start in enumerate(starts):
-            self.add(role, npy_bytes(vectors[start : start + rows]), "npy", part=index)
+    def add_vector_parts(
+        self, role: str, count: int, width: int, rows: Callable[[int, int], np.ndarray]
+    ) -> None:
+        """`count` int8 vectors of `width` in parts of at most MAX_PART_BYTES; `rows(start, stop)`
+        reads those rows (one part's worth at a time)."""
+        per_part = max(1, MAX_PART_BYTES // max(1, width))
+        for index, start in enumerate(range(0, max(count, 1), per_part)):
+            self.add(role, npy_bytes(rows(start, min(start + per_part, count))), "npy", part=index)
 
     def add_file(self, role: str, relpath: str, data: bytes) -> ShardFile:
         """A file kept under a fixed name (widget, lunr.js, bundled model)."""
-        entry = ShardFile(path=relpath, role=role, sha256=_sha(data), bytes=len(data))
-        self._stage(relpath, data)
-        self.entries.append(entry)
-        return entry
+        with StagedFile(self, role, lambda sha: relpath) as out:
+            out.write(data)
+        return out.entry
 
     def publish(self, folder: Path, manifest: Manifest) -> None:
         """Write every file, then the manifest last, then drop stale shards."""
@@ -305,6 +307,86 @@ def _same_file_bytes(target: Path, staged: Path) -> bool:
                 return False
             if not block:
                 return True
+
+
+class StagedFile:
+    """One shard file being written to a writer's staging folder (a context manager)."""
+
+    def __init__(
+        self,
+        writer: ShardWriter,
+        role: str,
+        name: Callable[[str], str],
+        *,
+        locale: str | None = None,
+        part: int | None = None,
+    ) -> None:
+        self._writer, self._role, self._name, self._locale, self._part = writer, role, name, locale, part
+        self._path = writer._staging / str(next(writer._staged))
+        self._file = self._path.open("wb")
+        self._sha = hashlib.sha256()
+        self.bytes = 0
+        self.entry: ShardFile | None = None
+
+    def write(self, data: bytes) -> None:
+        self._sha.update(data)
+        self._file.write(data)
+        self.bytes += len(data)
+
+    def close(self) -> ShardFile:
+        self._file.close()
+        sha = self._sha.hexdigest()
+        path = self._name(sha)
+        self.entry = ShardFile(
+            path=path, role=self._role, sha256=sha, bytes=self.bytes, locale=self._locale, part=self._part
+        )
+        self._writer._register(path, self._path, self.entry)
+        return self.entry
+
+    def __enter__(self) -> StagedFile:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is None:
+            self.close()
+        else:  # not added: the staging folder goes with the writer
+            self._file.close()
+
+
+class JsonParts:
+    """A JSON list of encoded records, written to parts of at most MAX_PART_BYTES."""
+
+    def __init__(self, writer: ShardWriter, role: str, locale: str | None) -> None:
+        self._writer, self._role, self._locale = writer, role, locale
+        self._out: StagedFile | None = None
+        self._index = 0
+        self._size = 0
+        self.count = 0  # records added
+
+    def add(self, encoded: bytes) -> None:
+        if self._out is not None and self._size and self._size + len(encoded) > MAX_PART_BYTES:
+            self._finish()
+            self._index += 1
+        if self._out is None:
+            self._out = self._writer.open(self._role, "json", locale=self._locale, part=self._index)
+            self._out.write(b"[")
+        else:
+            self._out.write(b",")
+        self._out.write(encoded)
+        self._size += len(encoded) + 1
+        self.count += 1
+
+    def _finish(self) -> None:
+        assert self._out is not None
+        self._out.write(b"]")
+        self._out.close()
+        self._out, self._size = None, 0
+
+    def close(self) -> None:
+        if self._out is None:  # no records at all: one empty part
+            self._out = self._writer.open(self._role, "json", locale=self._locale, part=self._index)
+            self._out.write(b"[")
+        self._finish()
 
 
 @dataclass

@@ -480,7 +480,7 @@ class IndexBuilder:
         writer.add_json_parts("chunks", (asdict(c) for c in data.chunks))
         writer.add("faq", json_bytes([asdict(f) for f in data.faqs]), "json")
         writer.add("tree", json_bytes(_tree(data.pages)), "json")
-        writer.add_vector_parts("vectors", vectors)
+        writer.add_vector_parts("vectors", len(vectors), vectors.shape[1], lambda a, b: vectors[a:b])
         writer.add("scales", _npy(scales), "npy")
         locales = sorted({p.locale for p in data.pages})
         for locale in locales:

@@ -26,7 +26,7 @@ def test_large_sets_are_split_and_load_back(tmp_path, monkeypatch):
     writer = shards.ShardWriter()
     writer.add_json_parts("pages", pages)
     vectors = np.arange(2_000 * 4, dtype=np.int64).reshape(2_000, 4).astype(np.int8)
-    writer.add_vector_parts("vectors", vectors)
+    writer.add_vector_parts("vectors", len(vectors), 4, lambda start, stop: vectors[start:stop])
     parts = [f for f in writer.entries if f.role == "pages"]
     assert len(parts) >= 3 and all(f.bytes <= 2_000 + 400 for f in parts)
     assert len([f for f in writer.entries if f.role == "vectors"]) > 1
@@ -41,6 +41,42 @@ def test_large_sets_are_split_and_load_back(tmp_path, monkeypatch):
     writer2.publish(tmp_path, _manifest(writer2))
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [f.path for f in writer2.entries] + ["manifest.json"])
+
+
+def test_files_written_piece_by_piece_are_the_files_written_whole(monkeypatch):
+    """`open` and `json_parts` stream what `add` writes from whole bytes: the same names,
+    sha256 and bytes, with parts cut where the list of all records would be cut."""
+    monkeypatch.setattr(shards, "MAX_PART_BYTES", 1_000)
+    records = [{"i": i, "text": "é" * (i * 37 % 700)} for i in range(60)]
+
+    def whole(encoded: list[bytes]) -> list[bytes]:  # the split as first written, on whole lists
+        parts, part, size = [], [], 0
+        for item in encoded:
+            if part and size + len(item) > shards.MAX_PART_BYTES:
+                parts.append(b"[" + b",".join(part) + b"]")
+                part, size = [], 0
+            part.append(item)
+            size += len(item) + 1
+        return [*parts, b"[" + b",".join(part) + b"]"]
+
+    for chosen in (records, records[:1], [records[12]] * 5, []):
+        writer = shards.ShardWriter()
+        writer.add_json_parts("pages", chosen, locale="en")
+        expected = whole([shards.json_bytes(r) for r in chosen])
+        assert [f.part for f in writer.entries] == list(range(len(expected)))
+        assert [writer._files[f.path].read_bytes() for f in writer.entries] == expected
+        assert [f.sha256 for f in writer.entries] == [shards._sha(e) for e in expected]
+        assert all(f.path == f"pages.en.{f.part}.{f.sha256[:8]}.json" for f in writer.entries)
+    writer = shards.ShardWriter()
+    with writer.open("lunr", "json", locale="es") as out:
+        for piece in (b'{"a":', b"[1,2]", b"}"):
+            out.write(piece)
+    whole_file = writer.add("lunr", b'{"a":[1,2]}', "json", locale="es")
+    assert writer.entries == [out.entry, whole_file] and out.entry.bytes == 11
+    with pytest.raises(ValueError), writer.open("tree", "json") as out:
+        out.write(b"{")
+        raise ValueError("the build failed mid-file")
+    assert len(writer.entries) == 2  # a file that was not finished is not listed
 
 
 def test_manifest_is_checked(tmp_path):
