@@ -12,17 +12,21 @@ than `_` and `-` becomes a space, so `httpx.AsyncClient` indexes as
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
+import tempfile
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
 from itertools import chain
+from pathlib import Path
+from typing import BinaryIO
 
 import lunr
 import lunr.stop_word_filter
@@ -37,6 +41,7 @@ from lunr.token import Token
 from lunr.tokenizer import SEPARATOR_CHARS, Tokenizer
 
 from askdocs import porter
+from askdocs.spill import Rows, buckets_for, grouped, npy_header, row_blocks
 
 SNOWBALL = {
     "da": "danish",
@@ -161,109 +166,259 @@ def build_index(locale: str, docs: Iterable[LexicalDoc]) -> dict:
 
 
 def index_json(locale: str, docs: Iterable[LexicalDoc]) -> bytes:
-    """A Lunr index as the JSON lunr.js loads: `dumps` of what lunr.py's `Builder` serialises,
-    byte for byte (`_build_index_reference`, kept for the tests), three to four times faster.
+    """A Lunr index as the JSON lunr.js loads (see `LunrWriter`), in memory."""
+    writer = LunrWriter(locale)
+    for doc in docs:
+        writer.add(doc)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_FIELD_NAMES = tuple(name for name, _ in FIELDS)
+_POSTINGS_PER_BUCKET = 1 << 18  # (term, field, document) entries sorted in memory at once
+
+
+class LunrWriter:
+    """A Lunr index made one document at a time and written as the JSON lunr.js loads:
+    `dumps` of what lunr.py's `Builder` serialises, byte for byte (`_build_index_reference`,
+    kept for the tests), three to four times faster.
 
     The text is split by one regex instead of lunr's per-character tokenizer, each distinct
     word goes through the index pipeline once (the functions are pure per token), and the
     BM25 field vectors are computed with the very float operations of
-    `Builder._create_field_vectors`. Memory stays small next to the text: term frequencies
-    are kept as (term number, count) pairs in flat arrays, postings as lists of refs, and
-    the JSON is written piece by piece, not built as one nested object first.
+    `Builder._create_field_vectors`. Memory does not grow with the postings: each field's
+    (term number, count) pairs go to a temporary file as the document is added; what stays
+    per document is its ref and field sizes (about 40 bytes), besides the vocabulary.
+    `write` reads the pairs back: the field vectors in document order, then the inverted
+    index a bucket of terms at a time (the pairs grouped by term on disk, `spill.grouped`).
     """
-    pipeline = pipeline_for(locale)
-    fields = [name for name, _ in FIELDS]
-    boosts = [boost for _, boost in FIELDS]
-    terms_of = _TermCache(pipeline.index_fns).__getitem__
-    tokens = _LUNR_TOKEN.findall
-    # Builder.add: per field, term -> refs in document order (a repeated ref keeps its first place).
-    postings: list[dict[str, list[str]]] = [{} for _ in fields]
-    # Terms are numbered in order of first appearance (Builder.term_index), every field of
-    # every document counted, including one a repeated ref later overwrites.
-    term_index: dict[str, int] = {}
-    rows: dict[str, int] = {}  # "field/ref" -> its row below (a repeated ref overwrites the row)
-    row_slot, row_start, row_end, row_length = array("b"), array("q"), array("q"), array("q")
-    term_ids, term_freqs = array("q"), array("q")
-    seen_refs: set[str] = set()
-    repeated = False
-    document_count = 0
-    for doc in docs:
-        ref = str(doc.ref)
-        document_count += 1
-        repeated = repeated or ref in seen_refs
-        seen_refs.add(ref)
-        for slot, name in enumerate(fields):
+
+    def __init__(self, locale: str) -> None:
+        self._pipeline = pipeline_for(locale)
+        self._terms_of = _TermCache(self._pipeline.index_fns).__getitem__
+        self._folder = tempfile.TemporaryDirectory(prefix="askdocs-lunr-")
+        self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
+        # Terms are numbered in order of first appearance (Builder.term_index), every field of
+        # every document counted, including one a repeated ref later overwrites.
+        self._term_index: dict[str, int] = {}
+        self._held = array("q")  # per term: the (field, document) pairs holding it
+        self._row_terms = array("i")  # per document and field: distinct terms, and terms
+        self._row_length = array("i")
+        self._refs = _Refs(b":{},")  # each ref as the inverted index keys it
+
+    def add(self, doc: LexicalDoc) -> None:
+        term_index, held, terms_of, tokens = self._term_index, self._held, self._terms_of, _LUNR_TOKEN.findall
+        self._refs.add(str(doc.ref))
+        pairs = array("i")
+        for name in _FIELD_NAMES:
             # lunr's Tokenizer lowercases the whole string, then splits it on its separators.
             words = tokens(lexical_text(getattr(doc, name)).lower())
             tf = Counter(chain.from_iterable(map(terms_of, words)))
-            start = len(term_ids)
-            in_field = postings[slot]
             for term, freq in tf.items():
-                term_ids.append(term_index.setdefault(term, len(term_index)))
-                term_freqs.append(freq)
-                refs = in_field.get(term)
-                if refs is None:
-                    in_field[term] = [ref]
-                else:
-                    refs.append(ref)
-            row = rows.setdefault(f"{name}/{ref}", len(row_slot))
-            values = (slot, start, len(term_ids), sum(tf.values()))
-            if row == len(row_slot):
-                for column, value in zip((row_slot, row_start, row_end, row_length), values, strict=True):
-                    column.append(value)
-            else:
-                row_slot[row], row_start[row], row_end[row], row_length[row] = values
-    del seen_refs
-    if repeated:  # a ref counts once per term and field, at its first place
-        for in_field in postings:
-            for term, refs in in_field.items():
-                in_field[term] = list(dict.fromkeys(refs))
+                number = term_index.get(term)
+                if number is None:
+                    number = term_index[term] = len(held)
+                    held.append(0)
+                held[number] += 1
+                pairs.append(number)
+                pairs.append(freq)
+            self._row_terms.append(len(tf))
+            self._row_length.append(sum(tf.values()))
+        self._pairs.extend(pairs)
 
-    # Builder._calculate_average_field_lengths (no documents: 0 / 0 raises, as in lunr.py).
-    total = [0] * len(fields)
-    count = [0] * len(fields)
-    for row in rows.values():
-        total[row_slot[row]] += row_length[row]
-        count[row_slot[row]] += 1
-    average = [total[slot] / count[slot] for slot in range(len(fields))]
+    def write(self, out: BinaryIO) -> None:
+        try:
+            self._write(out)
+        finally:
+            self._pairs.close()
+            self._folder.cleanup()
 
-    # lunr.idf: documents with the term, counted once per field it occurs in.
-    idf = []
-    for term in term_index:
-        with_term = sum(len(in_field.get(term, ())) for in_field in postings)
-        x = (document_count - with_term + 0.5) / (with_term + 0.5)
-        idf.append(math.log(1 + abs(x)))
+    def _write(self, out: BinaryIO) -> None:
+        fields = len(FIELDS)
+        documents = len(self._refs)
+        row_terms = np.frombuffer(self._row_terms, dtype=np.int32)
+        lengths = np.frombuffer(self._row_length, dtype=np.int32)
+        repeats = self._refs.repeats()
+        # A repeated ref keeps the rows of its first place with the values of its last add.
+        source = np.arange(documents, dtype=np.int64)
+        for members in repeats:
+            source[members] = -1
+            source[members[0]] = members[-1]
+        held = np.frombuffer(self._held, dtype=np.int64).copy()
+        starts = np.r_[0, np.cumsum(row_terms, dtype=np.int64)] if repeats else np.zeros(0, np.int64)
+        for members in repeats:  # a ref counts once per term and field
+            for slot in range(fields):
+                terms = [self._row(starts, m * fields + slot)[:, 0] for m in members.tolist()]
+                found, times = np.unique(np.concatenate(terms), return_counts=True)
+                held[found] -= times - 1
+        # Builder._calculate_average_field_lengths (no documents: 0 / 0 raises, as in lunr.py).
+        kept = source[source >= 0]
+        total = lengths.reshape(-1, fields)[kept].sum(axis=0, dtype=np.int64).tolist()
+        average = np.array([total[slot] / len(kept) for slot in range(fields)], dtype=np.float64)
+        # lunr.idf: documents with the term, counted once per field it occurs in.
+        idf = np.array(
+            [math.log(1 + abs((documents - h + 0.5) / (h + 0.5))) for h in held.tolist()], dtype=np.float64
+        )
+        out.write(
+            f'{{"version":{_ENCODE(lunr.__TARGET_JS_VERSION__)},"fields":{_ENCODE(list(_FIELD_NAMES))},'
+            '"fieldVectors":['.encode()
+        )
+        vectors = _FieldVectors(out, self._refs, idf, average, lengths)
+        if not repeats:
+            for rows, pairs, owner in row_blocks(self._pairs, row_terms):
+                vectors.write(pairs, owner, np.arange(rows.start, rows.stop))
+        for doc in kept.tolist() if repeats else ():
+            rows = np.arange(doc * fields, doc * fields + fields)
+            pairs = self._pairs.read(int(starts[rows[0]]), int(starts[rows[-1] + 1]))
+            vectors.write(pairs, np.repeat(rows, row_terms[rows]), rows)
+        out.write(b'],"invertedIndex":[')
+        self._inverted_index(out, repeats)
+        out.write(f'],"pipeline":{_ENCODE([fn.label for fn in self._pipeline.search_fns])}}}'.encode())
 
-    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    out = ['{"version":', encode(lunr.__TARGET_JS_VERSION__), ',"fields":', encode(fields)]
-    # Builder._create_field_vectors: k1 = 1.2, b = 0.75, field boost, document boost 1;
-    # entries sorted by term index, values rounded to 3 places (Vector.serialize rounds
-    # them again, which changes nothing).
-    k1, b = 1.2, 0.75
-    out.append(',"fieldVectors":[')
-    for n, (field_ref, row) in enumerate(rows.items()):
-        elements: list[int | float] = []
-        start, end = row_start[row], row_end[row]
-        if end > start:  # (an average field length of 0 is never divided by)
-            slot = row_slot[row]
-            norm = k1 * (1 - b + b * (row_length[row] / average[slot]))
-            boost = boosts[slot]
-            for index, freq in sorted(zip(term_ids[start:end], term_freqs[start:end], strict=True)):
-                score = idf[index] * ((k1 + 1) * freq) / (norm + freq)
-                score *= boost
-                elements += (index, round(score, 3))
-        out.append(("," if n else "") + encode([field_ref, elements]))
-    del term_ids, term_freqs
-    out.append('],"invertedIndex":[')
-    empty: dict = {}
-    for n, term in enumerate(sorted(term_index)):
-        posting: dict = {
-            name: dict.fromkeys(postings[slot].get(term, ()), empty) for slot, name in enumerate(fields)
-        }
-        posting["_index"] = term_index[term]
-        out.append(("," if n else "") + encode([term, posting]))
-    out.append('],"pipeline":' + encode([fn.label for fn in pipeline.search_fns]) + "}")
-    return "".join(out).encode("utf-8")
+    def _row(self, starts: np.ndarray, row: int) -> np.ndarray:
+        return self._pairs.read(int(starts[row]), int(starts[row + 1]))
+
+    def _inverted_index(self, out: BinaryIO, repeats: list[np.ndarray]) -> None:
+        """Per term (sorted), per field, the refs that hold it in document order (a repeated
+        ref once, at its first place), and the term's number."""
+        fields = len(FIELDS)
+        terms = sorted(self._term_index)
+        number_of = np.fromiter((self._term_index[t] for t in terms), dtype=np.int64, count=len(terms))
+        rank_of = np.empty(len(terms), dtype=np.int64)
+        rank_of[number_of] = np.arange(len(terms))
+        bucket_of_rank, buckets = buckets_for(
+            np.frombuffer(self._held, dtype=np.int64)[number_of], _POSTINGS_PER_BUCKET
+        )
+        first_of = np.arange(len(self._refs), dtype=np.int64)
+        for members in repeats:
+            first_of[members] = members[0]
+
+        def entries() -> Iterator[np.ndarray]:  # (term rank * fields + field, document) per pair
+            for _, pairs, rows in row_blocks(self._pairs, np.frombuffer(self._row_terms, dtype=np.int32)):
+                yield np.column_stack((rank_of[pairs[:, 0]] * fields + rows % fields, rows // fields))
+
+        path = Path(self._folder.name) / "entries"
+        groups = grouped(entries(), lambda e: bucket_of_rank[e[:, 0] // fields], buckets, path)
+        keyed = [b'"%s":{' % name.encode() for name in _FIELD_NAMES]
+        numbers = number_of.tolist()
+        low = 0
+        for bucket, found in enumerate(groups):
+            high = int(np.searchsorted(bucket_of_rank, bucket, side="right"))  # its terms: low..high-1
+            found = found.reshape(-1, 2)[np.argsort(found.reshape(-1, 2)[:, 0], kind="stable")]
+            keys, docs = found[:, 0], first_of[found[:, 1]]
+            if repeats:  # each (term, field, ref) at its first place only
+                _, first = np.unique(keys.astype(np.int64) * len(first_of) + docs, return_index=True)
+                keep = np.sort(first)
+                keys, docs = keys[keep], docs[keep]
+            joined, ends = self._refs.joined(docs)  # '"ref":{},' each
+            at = np.r_[0, ends][np.searchsorted(keys, np.arange(low * fields, high * fields + 1))].tolist()
+            for rank in range(low, high):
+                cut = (rank - low) * fields
+                posting = b"},".join(  # each field's refs, less the last one's comma
+                    key + joined[at[cut + k] : max(at[cut + k], at[cut + k + 1] - 1)]
+                    for k, key in enumerate(keyed)
+                )
+                term = _ENCODE(terms[rank]).encode()
+                entry = b'[%s,{%s},"_index":%d}]' % (term, posting, numbers[rank])
+                out.write(b"," + entry if rank else entry)
+            low = high
+
+
+class _FieldVectors:
+    """Writes `fieldVectors` rows: per (field, ref), its terms' BM25 weights sorted by term
+    number (Builder._create_field_vectors: k1 = 1.2, b = 0.75, field boost, document boost 1,
+    rounded to 3 places; Vector.serialize rounds them again, which changes nothing)."""
+
+    K1, B = 1.2, 0.75
+
+    def __init__(self, out: BinaryIO, refs: _Refs, idf: np.ndarray, average: np.ndarray, lengths: np.ndarray):
+        self.out, self.refs, self.idf, self.average, self.lengths = out, refs, idf, average, lengths
+        self.boosts = np.array([boost for _, boost in FIELDS], dtype=np.int64)
+        self.written = 0
+
+    def write(self, pairs: np.ndarray, row_of_pair: np.ndarray, rows: np.ndarray) -> None:
+        """The rows `rows` (ascending), whose (term, count) pairs are `pairs`, each of row `row_of_pair`."""
+        fields, k1, b = len(FIELDS), self.K1, self.B
+        order = np.lexsort((pairs[:, 0], row_of_pair))
+        terms, freqs, owner = pairs[order, 0], pairs[order, 1].astype(np.float64), row_of_pair[order]
+        slot = owner % fields
+        # The very operations, in the very order, of the float arithmetic in lunr.py.
+        norm = k1 * (1 - b + b * (self.lengths[owner].astype(np.float64) / self.average[slot]))
+        score = self.idf[terms] * ((k1 + 1) * freqs) / (norm + freqs)
+        score *= self.boosts[slot]
+        rounded = [round(x, 3) for x in score.tolist()]
+        numbers = terms.tolist()
+        ends = np.searchsorted(owner, rows, side="right").tolist()
+        start = 0
+        for row, end in zip(rows.tolist(), ends, strict=True):
+            elements: list[int | float] = [0] * (2 * (end - start))
+            elements[0::2], elements[1::2] = numbers[start:end], rounded[start:end]
+            ref = self.refs.json(row // fields)
+            field_ref = b'"' + _FIELD_NAMES[row % fields].encode() + b"/" + ref[1:-1] + b'"'
+            vector = b"[" + field_ref + b"," + _ENCODE(elements).encode() + b"]"
+            self.out.write(b"," + vector if self.written else vector)
+            self.written += 1
+            start = end
+
+
+class _Refs:
+    """Refs as JSON strings in one buffer, each followed by `suffix` (how a list of them is
+    joined): about 8 bytes per ref besides its text, instead of a str object each."""
+
+    def __init__(self, suffix: bytes) -> None:
+        self._suffix = suffix
+        self._data = bytearray()
+        self._ends = array("q")
+        self._hashes = array("q")
+        self._starts: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def add(self, ref: str) -> None:
+        encoded = _ENCODE(ref).encode("utf-8")
+        self._data += encoded
+        self._data += self._suffix
+        self._ends.append(len(self._data))
+        self._hashes.append(hash(encoded))
+        self._starts = None
+
+    def json(self, index: int) -> bytes:
+        start = self._ends[index - 1] if index else 0
+        return bytes(self._data[start : self._ends[index] - len(self._suffix)])
+
+    def all(self) -> bytes:
+        """Every ref, in order, each followed by the suffix."""
+        return bytes(self._data)
+
+    def joined(self, indexes: np.ndarray) -> tuple[bytes, np.ndarray]:
+        """The refs at `indexes`, each followed by the suffix, in one string, and where each ends."""
+        ends = np.frombuffer(self._ends, dtype=np.int64)
+        if self._starts is None:
+            self._starts = np.r_[0, ends[:-1]]
+        stop = ends[indexes]
+        size = stop - self._starts[indexes]
+        at = np.cumsum(size)
+        if not len(at) or not at[-1]:
+            return b"", at
+        offsets = np.repeat(stop - at, size) + np.arange(at[-1])
+        return np.frombuffer(self._data, dtype=np.uint8)[offsets].tobytes(), at
+
+    def repeats(self) -> list[np.ndarray]:
+        """The positions of each ref that was added more than once (ascending), by first place."""
+        hashes = np.frombuffer(self._hashes, dtype=np.int64)
+        order = np.argsort(hashes, kind="stable")
+        same = hashes[order][1:] == hashes[order][:-1]
+        if not same.any():
+            return []
+        candidates = np.unique(order[np.r_[False, same] | np.r_[same, False]])
+        groups: dict[bytes, list[int]] = {}
+        for index in candidates.tolist():  # the same hash: the same ref, or a rare collision
+            groups.setdefault(self.json(index), []).append(index)
+        found = [np.array(g, dtype=np.int64) for g in groups.values() if len(g) > 1]
+        return sorted(found, key=lambda g: int(g[0]))
 
 
 # lunr's Tokenizer splits on lunr.tokenizer.SEPARATOR_CHARS; tokens are the runs between them.
@@ -387,48 +542,101 @@ def contextual_text(title: str, headings: Iterable[str], body: str) -> str:
 
 
 def bm25_postings(locale: str, docs: Iterable[tuple[str, str]]) -> Postings:
+    """`BM25Writer`'s postings, in memory."""
+    writer = BM25Writer(locale)
+    for ref, text in docs:
+        writer.add(ref, text)
+    meta, table = io.BytesIO(), io.BytesIO()
+    writer.write(meta, table)
+    table.seek(0)
+    return Postings.from_files(json.loads(meta.getvalue()), np.load(table, allow_pickle=False))
+
+
+class BM25Writer:
     """Okapi BM25 (k1 = 1.2, b = 0.75) over whole texts, one field, precomputed per (term, doc):
     the runtime's lexical retriever. Terms are what the locale's Lunr index pipeline makes of
-    the words (trimmer, stop words, stemmer), so both indexes agree on what a term is."""
-    pipeline = pipeline_for(locale)
-    terms_of = _TermCache(pipeline.index_fns).__getitem__
-    refs: list[str] = []
-    sizes = array("d")  # each document's length in terms
-    by_term: dict[str, array] = {}  # term -> doc, freq, doc, freq, ... in document order
-    for doc, (ref, text) in enumerate(docs):
+    the words (trimmer, stop words, stemmer), so both indexes agree on what a term is.
+
+    Documents are added one at a time; their (term, count) pairs go to a temporary file, and
+    per document only its ref and length stay (about 20 bytes), besides the vocabulary.
+    `write` writes what `Postings.meta_json` and `Postings.table` hold, the table sorted by
+    term a bucket of terms at a time."""
+
+    def __init__(self, locale: str) -> None:
+        self._pipeline = pipeline_for(locale)
+        self._terms_of = _TermCache(self._pipeline.index_fns).__getitem__
+        self._folder = tempfile.TemporaryDirectory(prefix="askdocs-bm25-")
+        self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
+        self._term_index: dict[str, int] = {}
+        self._held = array("q")  # documents holding each term
+        self._doc_terms = array("i")  # distinct terms of each document
+        self._sizes = array("d")  # each document's length in terms
+        self._refs = _Refs(b",")
+
+    def add(self, ref: str, text: str) -> None:
+        term_index, held = self._term_index, self._held
         words = _LUNR_TOKEN.findall(lexical_text(text).lower())
-        refs.append(str(ref))
-        tf = Counter(chain.from_iterable(map(terms_of, words)))
-        sizes.append(sum(tf.values()))
+        tf = Counter(chain.from_iterable(map(self._terms_of, words)))
+        pairs = array("i")
         for term, freq in tf.items():
-            entries = by_term.get(term)
-            if entries is None:
-                entries = by_term[term] = array("q")
-            entries.append(doc)
-            entries.append(freq)
-    lengths = np.array(sizes, dtype=np.float64)
-    average = float(lengths.mean()) if len(lengths) and lengths.mean() > 0 else 1.0
-    count = len(refs)
-    terms, offsets, docs_out, weights = [], [0], array("i"), array("d")
-    for term in sorted(by_term):
-        entries = by_term.pop(term)
-        held = len(entries) // 2
-        idf = math.log(1 + (count - held + 0.5) / (held + 0.5))
-        terms.append(term)
-        for at in range(0, len(entries), 2):  # in document order
-            doc, freq = entries[at], entries[at + 1]
+            number = term_index.get(term)
+            if number is None:
+                number = term_index[term] = len(held)
+                held.append(0)
+            held[number] += 1
+            pairs.append(number)
+            pairs.append(freq)
+        self._pairs.extend(pairs)
+        self._doc_terms.append(len(tf))
+        self._sizes.append(sum(tf.values()))
+        self._refs.add(str(ref))
+
+    def write(self, meta: BinaryIO, table: BinaryIO) -> None:
+        try:
+            self._write(meta, table)
+        finally:
+            self._pairs.close()
+            self._folder.cleanup()
+
+    def _write(self, meta: BinaryIO, table: BinaryIO) -> None:
+        terms = sorted(self._term_index)
+        number_of = np.fromiter((self._term_index[t] for t in terms), dtype=np.int64, count=len(terms))
+        rank_of = np.empty(len(terms), dtype=np.int64)
+        rank_of[number_of] = np.arange(len(terms))
+        held = np.frombuffer(self._held, dtype=np.int64)[number_of]
+        count = len(self._refs)
+        lengths = np.frombuffer(self._sizes, dtype=np.float64)
+        average = float(lengths.mean()) if len(lengths) and lengths.mean() > 0 else 1.0
+        idf = np.array(
+            [math.log(1 + (count - h + 0.5) / (h + 0.5)) for h in held.tolist()], dtype=np.float64
+        )
+        offsets = np.r_[0, np.cumsum(held)].tolist()
+        pipeline = [fn.label for fn in self._pipeline.search_fns]
+        # json_bytes(meta_json()): keys sorted, compact separators
+        meta.write(b'{"offsets":' + _dumps(offsets) + b',"pipeline":' + _dumps(pipeline) + b',"refs":[')
+        meta.write(self._refs.all()[:-1] + b'],"terms":' + _dumps(terms) + b"}")
+        del offsets
+        table.write(npy_header(POSTING_DTYPE, (int(held.sum()),)))
+        bucket_of_rank, buckets = buckets_for(held, _POSTINGS_PER_BUCKET)
+
+        def entries() -> Iterator[np.ndarray]:  # (term rank, document, count) per pair
+            for _, pairs, docs in row_blocks(self._pairs, np.frombuffer(self._doc_terms, dtype=np.int32)):
+                yield np.column_stack((rank_of[pairs[:, 0]], docs, pairs[:, 1]))
+
+        path = Path(self._folder.name) / "entries"
+        for found in grouped(entries(), lambda e: bucket_of_rank[e[:, 0]], buckets, path):
+            found = found.reshape(-1, 3)
+            found = found[np.argsort(found[:, 0], kind="stable")]  # by term, in document order
+            rank, doc, freq = found[:, 0], found[:, 1], found[:, 2].astype(np.float64)
+            # The very operations, in the very order, of one posting's weight done alone.
             norm = freq + BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average)
-            docs_out.append(doc)
-            weights.append(idf * freq * (BM25_K1 + 1) / norm)
-        offsets.append(len(docs_out))
-    return Postings(
-        terms,
-        np.asarray(offsets, dtype=np.int64),
-        np.array(docs_out, dtype=np.int32),
-        np.array(weights, dtype=np.float64),
-        refs,
-        [fn.label for fn in pipeline.search_fns],
-    )
+            rows = np.zeros(len(found), dtype=POSTING_DTYPE)
+            rows["doc"], rows["weight"] = doc, idf[rank] * freq * (BM25_K1 + 1) / norm
+            table.write(rows.tobytes())
+
+
+def _dumps(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
 class PostingsScorer:

@@ -390,3 +390,86 @@ def test_fast_build_is_byte_identical_to_lunr_py_when_refs_repeat():
         docs = [LexicalDoc(ref, text(3), text(4), text(rng.randint(0, 30))) for ref in refs]
         for locale in ("en", "es"):
             _assert_same_as_lunr_py(locale, docs)
+
+
+# --- Written a bucket at a time: the same bytes as built in memory ---
+
+
+def _bm25_reference(locale: str, docs) -> lexical.Postings:
+    """`bm25_postings` as first written, every posting in memory: what the writer must equal."""
+    import math
+    from collections import Counter
+    from itertools import chain
+
+    pipeline = lexical.pipeline_for(locale)
+    terms_of = lexical._TermCache(pipeline.index_fns).__getitem__
+    refs, sizes, by_term = [], [], {}
+    for doc, (ref, text) in enumerate(docs):
+        words = lexical._LUNR_TOKEN.findall(lexical.lexical_text(text).lower())
+        refs.append(str(ref))
+        tf = Counter(chain.from_iterable(map(terms_of, words)))
+        sizes.append(sum(tf.values()))
+        for term, freq in tf.items():
+            by_term.setdefault(term, []).extend((doc, freq))
+    lengths = np.array(sizes, dtype=np.float64)
+    average = float(lengths.mean()) if len(lengths) and lengths.mean() > 0 else 1.0
+    terms, offsets, docs_out, weights = [], [0], [], []
+    for term in sorted(by_term):
+        entries = by_term[term]
+        held = len(entries) // 2
+        idf = math.log(1 + (len(refs) - held + 0.5) / (held + 0.5))
+        terms.append(term)
+        for at in range(0, len(entries), 2):
+            doc, freq = entries[at], entries[at + 1]
+            norm = freq + lexical.BM25_K1 * (1 - lexical.BM25_B + lexical.BM25_B * lengths[doc] / average)
+            docs_out.append(doc)
+            weights.append(idf * freq * (lexical.BM25_K1 + 1) / norm)
+        offsets.append(len(docs_out))
+    return lexical.Postings(terms, np.asarray(offsets, dtype=np.int64), np.array(docs_out, dtype=np.int32),
+                            np.array(weights, dtype=np.float64), refs, [f.label for f in pipeline.search_fns])
+
+
+@pytest.fixture
+def tiny_buckets(monkeypatch):
+    """Blocks of a few rows and buckets of a few postings: every path of the on-disk sort runs."""
+    from askdocs import spill
+
+    monkeypatch.setattr(spill, "BLOCK_ROWS", 5)
+    monkeypatch.setattr(spill, "BLOCK_RECORDS", 3)
+    monkeypatch.setattr(spill, "MAX_BUCKETS", 40)
+    monkeypatch.setattr(lexical, "_POSTINGS_PER_BUCKET", 7)
+
+
+def _random_docs(seed: int, count: int) -> list[LexicalDoc]:
+    import random
+
+    rng = random.Random(seed)
+    words = str.split("gizmo queue retry timeout backoff install windows proxy webhook the and de los")
+    words += ["Ünïcödé", "agent's", "x" * 40, "TFX-1042", "facturación", '"quoted"', "back\\slash", "日本語"]
+
+    def text(k: int) -> str:
+        return " ".join(rng.choices(words, k=k)) + f" n{rng.randint(0, 10**6)}"
+
+    return [
+        LexicalDoc(str(i), text(3), text(rng.randint(0, 5)), text(rng.randint(0, 60))) for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize("on_disk", [False, True], ids=["default", "tiny-buckets"])
+def test_lunr_and_bm25_written_in_buckets_equal_the_in_memory_builds(on_disk, request):
+    if on_disk:
+        request.getfixturevalue("tiny_buckets")
+    for locale, docs in [("en", _random_docs(1, 120)), ("es", _random_docs(2, 80)), ("en", EDGE_DOCS),
+                         ("ja", JA_EDGE_DOCS)]:  # fmt: skip
+        _assert_same_as_lunr_py(locale, docs)
+        texts = [(d.ref, contextual_text(d.title, [d.headings], d.body)) for d in docs]
+        written, reference = bm25_postings(locale, texts), _bm25_reference(locale, texts)
+        assert written.terms == reference.terms and written.refs == reference.refs
+        assert written.pipeline == reference.pipeline
+        assert np.array_equal(written.offsets, reference.offsets)
+        assert np.array_equal(written.docs, reference.docs)
+        assert written.weights.tobytes() == reference.weights.tobytes()  # bit for bit
+    docs = _random_docs(3, 40)
+    repeated = [LexicalDoc(str(i % 9), d.title, d.headings, d.body) for i, d in enumerate(docs)]
+    _assert_same_as_lunr_py("en", repeated)
+    assert bm25_postings("en", []).terms == _bm25_reference("en", []).terms == []
