@@ -177,7 +177,8 @@ def index_json(locale: str, docs: Iterable[LexicalDoc]) -> bytes:
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _FIELD_NAMES = tuple(name for name, _ in FIELDS)
-_POSTINGS_PER_BUCKET = 1 << 18  # (term, field, document) entries sorted in memory at once
+_POSTINGS_PER_BUCKET = 1 << 17  # postings sorted in memory at once (a term with more: alone)
+_WORK_ROWS = 1 << 14  # postings turned into JSON or weights at once
 
 
 class LunrWriter:
@@ -300,30 +301,52 @@ class LunrWriter:
                 yield np.column_stack((rank_of[pairs[:, 0]] * fields + rows % fields, rows // fields))
 
         path = Path(self._folder.name) / "entries"
-        groups = grouped(entries(), lambda e: bucket_of_rank[e[:, 0] // fields], buckets, path)
+        wide = len(terms) * fields >= 2**31 or len(self._refs) >= 2**31
+        groups = grouped(entries(), lambda e: bucket_of_rank[e[:, 0] // fields], buckets, path, wide=wide)
         keyed = [b'"%s":{' % name.encode() for name in _FIELD_NAMES]
         numbers = number_of.tolist()
         low = 0
         for bucket, found in enumerate(groups):
             high = int(np.searchsorted(bucket_of_rank, bucket, side="right"))  # its terms: low..high-1
-            found = found.reshape(-1, 2)[np.argsort(found.reshape(-1, 2)[:, 0], kind="stable")]
+            found = found.reshape(-1, 2)
+            found = found[np.argsort(found[:, 0], kind="stable")]
             keys, docs = found[:, 0], first_of[found[:, 1]]
+            del found
             if repeats:  # each (term, field, ref) at its first place only
                 _, first = np.unique(keys.astype(np.int64) * len(first_of) + docs, return_index=True)
                 keep = np.sort(first)
                 keys, docs = keys[keep], docs[keep]
-            joined, ends = self._refs.joined(docs)  # '"ref":{},' each
-            at = np.r_[0, ends][np.searchsorted(keys, np.arange(low * fields, high * fields + 1))].tolist()
+            cuts = np.searchsorted(keys, np.arange(low * fields, high * fields + 1)).tolist()
+            refs = _Joined(self._refs, docs)  # '"ref":{},' each
             for rank in range(low, high):
-                cut = (rank - low) * fields
-                posting = b"},".join(  # each field's refs, less the last one's comma
-                    key + joined[at[cut + k] : max(at[cut + k], at[cut + k + 1] - 1)]
-                    for k, key in enumerate(keyed)
-                )
-                term = _ENCODE(terms[rank]).encode()
-                entry = b'[%s,{%s},"_index":%d}]' % (term, posting, numbers[rank])
-                out.write(b"," + entry if rank else entry)
+                out.write(b'%s[%s,{' % (b"," if rank else b"", _ENCODE(terms[rank]).encode()))
+                for k, key in enumerate(keyed):
+                    cut = (rank - low) * fields + k
+                    out.write(b"},%s" % key if k else key)
+                    refs.write(out, cuts[cut], cuts[cut + 1])  # less the last one's comma
+                out.write(b'},"_index":%d}]' % numbers[rank])
             low = high
+
+
+class _Joined:
+    """The refs of a run of postings as the inverted index lists them, made a few thousand at
+    a time and written in order: `write(out, a, b)` writes postings a..b-1 but the last comma."""
+
+    def __init__(self, refs: _Refs, docs: np.ndarray) -> None:
+        self._refs, self._docs = refs, docs
+        self._start = self._stop = 0  # the postings made
+        self._data, self._ends = b"", [0]
+
+    def write(self, out: BinaryIO, a: int, b: int) -> None:
+        while a < b:
+            if not self._start <= a < self._stop:
+                self._start, self._stop = a, min(a + _WORK_ROWS, len(self._docs))
+                self._data, ends = self._refs.joined(self._docs[self._start : self._stop])
+                self._ends = [0, *ends.tolist()]
+            stop = min(b, self._stop)
+            end = self._ends[stop - self._start] - (stop == b)
+            out.write(self._data[self._ends[a - self._start] : end])
+            a = stop
 
 
 class _FieldVectors:
@@ -624,15 +647,18 @@ class BM25Writer:
                 yield np.column_stack((rank_of[pairs[:, 0]], docs, pairs[:, 1]))
 
         path = Path(self._folder.name) / "entries"
-        for found in grouped(entries(), lambda e: bucket_of_rank[e[:, 0]], buckets, path):
+        wide = len(terms) >= 2**31 or count >= 2**31
+        for found in grouped(entries(), lambda e: bucket_of_rank[e[:, 0]], buckets, path, wide=wide):
             found = found.reshape(-1, 3)
             found = found[np.argsort(found[:, 0], kind="stable")]  # by term, in document order
-            rank, doc, freq = found[:, 0], found[:, 1], found[:, 2].astype(np.float64)
-            # The very operations, in the very order, of one posting's weight done alone.
-            norm = freq + BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average)
-            rows = np.zeros(len(found), dtype=POSTING_DTYPE)
-            rows["doc"], rows["weight"] = doc, idf[rank] * freq * (BM25_K1 + 1) / norm
-            table.write(rows.tobytes())
+            for start in range(0, len(found), _WORK_ROWS):
+                part = found[start : start + _WORK_ROWS]
+                rank, doc, freq = part[:, 0], part[:, 1], part[:, 2].astype(np.float64)
+                # The very operations, in the very order, of one posting's weight done alone.
+                norm = freq + BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average)
+                rows = np.zeros(len(part), dtype=POSTING_DTYPE)
+                rows["doc"], rows["weight"] = doc, idf[rank] * freq * (BM25_K1 + 1) / norm
+                table.write(rows.tobytes())
 
 
 def _dumps(value: object) -> bytes:

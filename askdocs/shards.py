@@ -48,6 +48,7 @@ import numpy as np
 
 from askdocs.errors import ShardError
 from askdocs.lexical import Postings
+from askdocs.spill import npy_header
 
 FORMAT_NAME = "askdocs-shards"
 # 2: per-locale embedding models (`locale_models`); the runtime's lexical postings are BM25 over
@@ -60,6 +61,7 @@ SHARD_DIR = "_askdocs"
 MANIFEST = "manifest.json"
 PRIVATE_HTML_DIR = "html"
 MAX_PART_BYTES = 8 * 1024 * 1024
+READ_BYTES = 1 << 18  # what a file written piece by piece is made of at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,11 +261,17 @@ class ShardWriter:
     def add_vector_parts(
         self, role: str, count: int, width: int, rows: Callable[[int, int], np.ndarray]
     ) -> None:
-        """`count` int8 vectors of `width` in parts of at most MAX_PART_BYTES; `rows(start, stop)`
-        reads those rows (one part's worth at a time)."""
+        """`count` int8 vectors of `width` in .npy parts of at most MAX_PART_BYTES of rows;
+        `rows(start, stop)` reads those rows (READ_BYTES at a time)."""
         per_part = max(1, MAX_PART_BYTES // max(1, width))
+        per_read = max(1, READ_BYTES // max(1, width))
         for index, start in enumerate(range(0, max(count, 1), per_part)):
-            self.add(role, npy_bytes(rows(start, min(start + per_part, count))), "npy", part=index)
+            stop = min(start + per_part, count)
+            with self.open(role, "npy", part=index) as out:
+                out.write(npy_header(np.dtype(np.int8), (stop - start, width)))
+                for at in range(start, stop, per_read):
+                    block = rows(at, min(at + per_read, stop))
+                    out.write(np.ascontiguousarray(block, dtype=np.int8).tobytes())
 
     def add_file(self, role: str, relpath: str, data: bytes) -> ShardFile:
         """A file kept under a fixed name (widget, lunr.js, bundled model)."""

@@ -25,10 +25,10 @@ import numpy as np
 
 _LENGTH = struct.Struct("<I")
 _READ_AHEAD = 4096  # one read serves most records: the length and what follows it
-BLOCK_ROWS = 1 << 18  # rows per block read back (a few MB)
+BLOCK_ROWS = 1 << 16  # rows per block read back (about a MB)
 BLOCK_RECORDS = 8192  # records per block, for `row_blocks`
-MAX_BUCKETS = 64  # files open at once while rows are grouped
-_FLUSH_ITEMS = 1 << 16  # integers buffered before they go to the file
+MAX_OPEN = 64  # bucket files open at once while rows are grouped (more buckets: in two steps)
+_FLUSH_ITEMS = 1 << 14  # integers buffered before they go to the file
 
 
 class RecordFile:
@@ -140,35 +140,58 @@ def grouped(
     """Every row of `blocks` (arrays of shape (n, width)) once, bucket by bucket (0 first);
     rows keep their order within a bucket.
 
-    `bucket_of(block)` gives each row's bucket. The rows are first written to one file per
-    bucket (named after `path`); with one bucket they are simply gathered in memory. Choose
-    `buckets` so that none holds more rows than fit in memory (see `buckets_for`)."""
+    `bucket_of(block)` gives each row's bucket. The rows are written to one file per bucket
+    (named after `path`), or with more than MAX_OPEN buckets first to files of MAX_OPEN runs
+    of buckets and then each of those to its buckets; with one bucket they are gathered in
+    memory. Choose `buckets` so that none holds more rows than fit in memory (`buckets_for`)."""
     if buckets <= 1:
         found = [block for block in blocks if len(block)]
         yield np.concatenate(found) if found else np.zeros((0, 0), dtype=np.int64)
         return
+    per = -(-buckets // MAX_OPEN)  # buckets per file
+    parts = _distribute(blocks, lambda block: bucket_of(block) // per, -(-buckets // per), path, wide)
+    try:
+        for k, part in enumerate(parts):
+            if per == 1:
+                yield part.read(0, len(part))
+            else:
+                low = k * per
+                yield from grouped(
+                    part.blocks(), lambda block, low=low: bucket_of(block) - low, min(per, buckets - low),
+                    part.path, wide=wide,
+                )  # fmt: skip
+            part.close()
+    finally:
+        for part in parts:
+            part.close()
+
+
+def _distribute(
+    blocks: Iterable[np.ndarray],
+    bucket_of: Callable[[np.ndarray], np.ndarray],
+    buckets: int,
+    path: Path,
+    wide: bool,
+) -> list[Rows]:
+    def files(width: int) -> list[Rows]:
+        return [Rows(path.with_name(f"{path.name}.{k}"), width, wide=wide) for k in range(buckets)]
+
     parts: list[Rows] = []
     try:
         for block in blocks:
             if not parts:
-                width = block.shape[1]
-                parts = [Rows(path.with_name(f"{path.name}.{k}"), width, wide=wide) for k in range(buckets)]
+                parts = files(block.shape[1])
             where = bucket_of(block)
             order = np.argsort(where, kind="stable")
             bounds = np.searchsorted(where[order], np.arange(buckets + 1))
             block = block[order]
             for k in np.flatnonzero(np.diff(bounds)).tolist():
                 parts[k].extend(block[bounds[k] : bounds[k + 1]])
-        for k in range(buckets):
-            if not parts:
-                yield np.zeros((0, 0), dtype=np.int64)
-                continue
-            rows = parts[k].read(0, len(parts[k]))
-            parts[k].close()
-            yield rows
-    finally:
+    except BaseException:
         for part in parts:
             part.close()
+        raise
+    return parts or files(1)
 
 
 def row_blocks(
@@ -192,12 +215,11 @@ def row_blocks(
 
 def buckets_for(counts: np.ndarray, limit: int) -> tuple[np.ndarray, int]:
     """Cut keys 0..n-1, holding `counts[k]` rows each, into runs of consecutive keys of at most
-    `limit` rows (a key with more rows is a bucket of its own): each key's bucket, and how many.
-    `limit` grows when the rows would need more than about MAX_BUCKETS buckets."""
+    `limit` rows (a key with more rows is a bucket of its own): each key's bucket, and how many."""
     if not len(counts):
         return np.zeros(0, dtype=np.int64), 1
     ends = np.cumsum(counts, dtype=np.int64)
-    limit = max(limit, -(-int(ends[-1]) // MAX_BUCKETS), 1)
+    limit = max(limit, 1)
     bucket = np.zeros(len(counts), dtype=np.int64)
     start, number = 0, 0
     while start < len(counts):

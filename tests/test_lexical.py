@@ -436,8 +436,9 @@ def tiny_buckets(monkeypatch):
 
     monkeypatch.setattr(spill, "BLOCK_ROWS", 5)
     monkeypatch.setattr(spill, "BLOCK_RECORDS", 3)
-    monkeypatch.setattr(spill, "MAX_BUCKETS", 40)
+    monkeypatch.setattr(spill, "MAX_OPEN", 5)  # dozens of buckets: distributed in two steps
     monkeypatch.setattr(lexical, "_POSTINGS_PER_BUCKET", 7)
+    monkeypatch.setattr(lexical, "_WORK_ROWS", 4)
 
 
 def _random_docs(seed: int, count: int) -> list[LexicalDoc]:
