@@ -23,14 +23,20 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+import shutil
+import tempfile
+from array import array
+from collections.abc import Container, Iterable
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote
 
+import numpy as np
 from askdocs.plugin.extract import redirect_target
 from selectolax.lexbor import LexborHTMLParser
 
 from askdocs.shards import PageRecord
+from askdocs.spill import RecordFile
 
 LLMS_TXT = "llms.txt"
 LLMS_FULL_TXT = "llms-full.txt"
@@ -50,72 +56,233 @@ def write_llms_files(
     log: logging.Logger | None = None,
     *,
     aliases: dict[str, str] | None = None,
-) -> list[Path]:
-    """Write llms.txt, llms-full.txt and the page twins; remove twins of hidden pages.
-
-    `aliases`: URLs indexed under another URL (a home page that repeats a chapter).
-    """
-    site_dir = Path(site_dir)
+) -> None:
+    """Write llms.txt, llms-full.txt and the twins of these pages' public ones (see `LlmsFiles`)."""
     public = sorted((p for p in pages if p.public), key=lambda p: p.url)
-    public_urls = {p.url for p in public}
-    hidden = set(hidden_urls) - public_urls
-    for url in sorted(hidden):  # left by an earlier build, when the page was public
-        stale = _inside(site_dir, twin_path(url))
-        if stale is not None and stale.is_file():
-            stale.unlink()
-    base = site_url.rstrip("/")
-    written: list[Path] = []
+    urls = {p.url for p in public}
+    files = LlmsFiles(site_dir, site_url, default_locale, urls, hidden_urls, log, aliases=aliases)
+    for page in public:
+        files.add(page)
+    files.close()
 
-    def write(relpath: str, text: str) -> None:
-        target = _inside(site_dir, relpath)
+
+class LlmsFiles:
+    """llms.txt, llms-full.txt and the page twins, written as the public pages come by in URL
+    order; twins of hidden pages (left by an earlier build) are removed first.
+
+    A twin is written as its page comes. Each locale's llms-full.txt goes to a temporary
+    file until its header is known, and each page's llms.txt entry (title, link, description)
+    to a record file, so `close` writes the llms.txt files with no page in memory.
+
+    `public_urls`: every public page's URL; `aliases`: URLs indexed under another URL (a home
+    page that repeats a chapter).
+    """
+
+    def __init__(
+        self,
+        site_dir: Path,
+        site_url: str,
+        default_locale: str,
+        public_urls: Container[str],
+        hidden_urls: Iterable[str] = (),
+        log: logging.Logger | None = None,
+        *,
+        aliases: dict[str, str] | None = None,
+    ) -> None:
+        self.site_dir = Path(site_dir)
+        self.base = site_url.rstrip("/")
+        self.default_locale = default_locale
+        self.public_urls = public_urls
+        self.log = log
+        self.aliases = aliases or {}
+        for url in sorted(u for u in set(hidden_urls) if u not in public_urls):  # public once
+            stale = _inside(self.site_dir, twin_path(url))
+            if stale is not None and stale.is_file():
+                stale.unlink()
+        self._folder = tempfile.TemporaryDirectory(prefix="askdocs-llms-")
+        self._entries = RecordFile(Path(self._folder.name) / "entries")
+        self._locales: dict[str, _Locale] = {}
+        self._twins = 0
+
+    def _target(self, relpath: str) -> Path | None:
+        target = _inside(self.site_dir, relpath)
         if target is None:
-            if log:
-                log.warning("llms.txt: %s is outside the site folder; not written", relpath)
-            return
+            if self.log:
+                self.log.warning("llms.txt: %s is outside the site folder; not written", relpath)
+            return None
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8", newline="\n")
-        written.append(target)
+        return target
 
-    def markdown(page: PageRecord) -> str:
-        return page_markdown(page, base, public_urls)
+    def _write(self, relpath: str, text: str) -> None:
+        target = self._target(relpath)
+        if target is not None:
+            target.write_text(text, encoding="utf-8", newline="\n")
 
-    for page in public:
-        write(twin_path(page.url), markdown(page))
-    by_locale: dict[str, list[PageRecord]] = {}
-    for page in public:
-        by_locale.setdefault(page.locale, []).append(page)
-    others = sorted(loc for loc in by_locale if loc != default_locale)
-    root_locale = default_locale if default_locale in by_locale else (others.pop(0) if others else None)
-    if root_locale is None:
-        return written
-    for locale in [root_locale, *others]:
-        group = by_locale[locale]
-        folder = "" if locale == root_locale else f"{locale}/"
-        prefix = _locale_prefix(locale, group)
-        title, summary = _site_title(site_dir, group, prefix, aliases or {})
-        links = (
-            [
-                (
-                    loc,
-                    f"{base}/{loc}/{LLMS_TXT}",
-                    _site_title(site_dir, by_locale[loc], _locale_prefix(loc, by_locale[loc]), aliases or {}),
-                )
-                for loc in others
+    def add(self, page: PageRecord) -> None:
+        """The next public page (in URL order)."""
+        markdown = page_markdown(page, self.base, self.public_urls)
+        self._write(twin_path(page.url), markdown)
+        self._twins += 1
+        locale = self._locales.get(page.locale)
+        if locale is None:
+            locale = self._locales[page.locale] = _Locale(page.locale, Path(self._folder.name), self.aliases)
+        fallback = _one_line(_first_sentence(page.content))
+        at = self._entries.append((page.url, page.title, page.kind, page.description, fallback))
+        locale.add(page, markdown, at)
+
+    def close(self) -> None:
+        try:
+            self._close()
+        finally:
+            for locale in self._locales.values():
+                locale.body.close()
+            self._entries.close()
+            self._folder.cleanup()
+
+    def _close(self) -> None:
+        by_locale = self._locales
+        others = sorted(loc for loc in by_locale if loc != self.default_locale)
+        if self.default_locale in by_locale:
+            root = self.default_locale
+        elif others:
+            root = others.pop(0)
+        else:
+            return
+        titles = {loc: by_locale[loc].site_title(self.site_dir) for loc in by_locale}
+        for name in [root, *others]:
+            locale = by_locale[name]
+            folder = "" if name == root else f"{name}/"
+            title, summary = titles[name]
+            links = [(loc, f"{self.base}/{loc}/{LLMS_TXT}", titles[loc]) for loc in others if name == root]
+            target = self._target(folder + LLMS_TXT)
+            if target is not None:
+                with target.open("wb") as out:
+                    locale.write_llms_txt(out, self._entries, title, summary, self.base, links)
+            target = self._target(folder + LLMS_FULL_TXT)
+            if target is None:
+                continue
+            locale.body.flush()
+            with target.open("wb") as out, open(locale.body.name, "rb") as body:
+                out.write(_header(title, summary).encode("utf-8"))
+                shutil.copyfileobj(body, out)
+        if self.log:
+            locales = ",".join(sorted(by_locale))
+            self.log.info("llms.txt: %d page twins, %d locale(s) (%s)", self._twins, len(by_locale), locales)
+
+
+class _Locale:
+    """One locale's pages as they come: its llms-full.txt so far, and its llms.txt entries."""
+
+    def __init__(self, locale: str, folder: Path, aliases: dict[str, str]) -> None:
+        self.aliases = aliases
+        self.body = (folder / f"full.{locale}").open("wb")
+        self.folder_prefix = f"/{locale}/"
+        self.in_folder = True  # every URL starts with /<locale>/
+        self.entries = array("q")  # where each page's entry is in the record file
+        self.described = array("q")  # a hash of each page's description (0: none)
+        # The pages the home page may be: at "/" or "/<locale>/" (or what they are indexed
+        # as), else ("") the one with the shortest URL; (url, title, one-line summary) each.
+        self.homes: dict[str, tuple[str, str, str]] = {}
+
+    def add(self, page: PageRecord, markdown: str, at: int) -> None:
+        self.body.write(("\n" + markdown).encode("utf-8"))
+        self.in_folder = self.in_folder and page.url.startswith(self.folder_prefix)
+        self.entries.append(at)
+        self.described.append((hash(page.description) or 1) if page.description else 0)
+        home = (page.url, page.title, _one_line(page.description or _first_sentence(page.content)))
+        for prefix in ("/", self.folder_prefix):
+            if page.url == self.aliases.get(prefix, prefix):
+                self.homes[prefix] = home
+        shortest = self.homes.get("")
+        if shortest is None or (len(page.url), page.url) < (len(shortest[0]), shortest[0]):
+            self.homes[""] = home
+
+    @property
+    def prefix(self) -> str:
+        return self.folder_prefix if self.in_folder else "/"
+
+    def site_title(self, site_dir: Path) -> tuple[str, str]:
+        """The site's name (from its home page's `<title>`) and a one-line summary."""
+        prefix = self.prefix
+        _, title, summary = self.homes.get(prefix) or self.homes[""]
+        name = _site_name(site_dir / twin_path(prefix).replace("index.md", "index.html")) or title
+        return _one_line(name), summary
+
+    def write_llms_txt(
+        self,
+        out: BinaryIO,
+        entries: RecordFile,
+        title: str,
+        summary: str,
+        base: str,
+        other_locales: list[tuple[str, str, tuple[str, str]]],
+    ) -> None:
+        """`# title`, `> summary`, a section of links per top folder, other languages, and
+        listings under Optional; written a line at a time."""
+        prefix = self.prefix
+        shared = self._shared_descriptions(entries)
+
+        def parts(url: str) -> list[str]:
+            return [s for s in (url[len(prefix) :] if url.startswith(prefix) else url).split("/") if s]
+
+        folders = {found[0] for at in self.entries if len(found := parts(entries.read(at)[0])) > 1}
+        keys: dict[str, int] = {}
+        section = array("i")  # each entry's section (-1: a listing, under Optional)
+        index_titles: dict[str, str] = {}  # a folder's own page heads the folder's section
+        for at in self.entries:
+            url, page_title, kind, _, _ = entries.read(at)
+            found = parts(url)
+            if found and url == f"{prefix}{found[0]}/":
+                index_titles[found[0]] = page_title
+            if kind == "listing":
+                section.append(-1)
+                continue
+            key = found[0] if found and found[0] in folders else ""
+            section.append(keys.setdefault(key, len(keys)))
+        where = np.frombuffer(self.entries, dtype=np.int64)
+        in_section = np.frombuffer(section, dtype=np.int32)
+
+        def write(text: str) -> None:
+            out.write(text.encode("utf-8"))
+
+        def lines(heading: str, selected: np.ndarray) -> None:  # "\n## heading\n\n- [...](...)\n..."
+            write(f"\n## {heading}\n\n")
+            for n, at in enumerate(where[selected].tolist()):
+                url, page_title, _, description, fallback = entries.read(at)
+                own = _one_line(description) if description and description not in shared else fallback
+                line = f"- [{_link_text(page_title)}]({base}/{twin_path(url)})"
+                write(("\n" if n else "") + (f"{line}: {own}" if own else line))
+            write("\n")
+
+        write(_header(title, summary))
+        for key in sorted(keys):
+            if key in index_titles:
+                name = index_titles[key]
+            elif key:
+                name = key.replace("-", " ").replace("_", " ").capitalize()
+            else:
+                name = "Docs"
+            lines(name, np.flatnonzero(in_section == keys[key]))
+        if other_locales:
+            links = [
+                f"- [{_link_text(loc_title)} ({loc})]({url})" + (f": {loc_summary}" if loc_summary else "")
+                for loc, url, (loc_title, loc_summary) in other_locales
             ]
-            if locale == root_locale
-            else []
-        )
-        write(folder + LLMS_TXT, llms_txt(title, summary, group, prefix, base, links))
-        full = [_header(title, summary)] + [markdown(p) for p in group]
-        write(folder + LLMS_FULL_TXT, "\n".join(full))
-    if log:
-        log.info(
-            "llms.txt: %d page twins, %d locale(s) (%s)",
-            len(public),
-            len(by_locale),
-            ",".join(sorted(by_locale)),
-        )
-    return written
+            write("\n## Other languages\n\n" + "\n".join(links) + "\n")
+        optional = np.flatnonzero(in_section == -1)
+        if len(optional):
+            lines("Optional", optional)
+
+    def _shared_descriptions(self, entries: RecordFile) -> set[str]:
+        """Descriptions on more than one page (a site-wide default) describe none of them."""
+        hashes = np.frombuffer(self.described, dtype=np.int64)
+        values, counts = np.unique(hashes[hashes != 0], return_counts=True)
+        maybe = np.isin(hashes, values[counts > 1])  # the same hash: the same text, or a collision
+        seen: dict[str, int] = {}
+        for at in np.frombuffer(self.entries, dtype=np.int64)[maybe].tolist():
+            description = entries.read(at)[3]
+            seen[description] = seen.get(description, 0) + 1
+        return {text for text, count in seen.items() if count > 1}
 
 
 def twin_path(url: str) -> str:
@@ -129,7 +296,7 @@ def twin_path(url: str) -> str:
     return path + ".md"
 
 
-def page_markdown(page: PageRecord, base: str, public_urls: set[str]) -> str:
+def page_markdown(page: PageRecord, base: str, public_urls: Container[str]) -> str:
     """The page's text as Markdown with a `Source:` line under its title."""
 
     def link(match: re.Match) -> str:
@@ -149,75 +316,8 @@ def page_markdown(page: PageRecord, base: str, public_urls: set[str]) -> str:
     return body.rstrip("\n") + "\n"
 
 
-def llms_txt(
-    title: str,
-    summary: str,
-    pages: list[PageRecord],
-    prefix: str,
-    base: str,
-    other_locales: list[tuple[str, str, tuple[str, str]]],
-) -> str:
-    by_url = {p.url: p for p in pages}
-    shared = _shared_descriptions(pages)
-    sections: dict[str, list[PageRecord]] = {}
-    optional: list[PageRecord] = []
-    paths = {
-        p.url: [s for s in (p.url[len(prefix) :] if p.url.startswith(prefix) else p.url).split("/") if s]
-        for p in pages
-    }
-    folders = {parts[0] for parts in paths.values() if len(parts) > 1}
-    for page in pages:
-        if page.kind == "listing":
-            optional.append(page)
-            continue
-        parts = paths[page.url]
-        # a folder's own page heads the folder's section
-        sections.setdefault(parts[0] if parts and parts[0] in folders else "", []).append(page)
-    out = [_header(title, summary)]
-
-    def entries(group: list[PageRecord]) -> str:
-        lines = []
-        for page in group:
-            description = _description(page, shared)
-            line = f"- [{_link_text(page.title)}]({base}/{twin_path(page.url)})"
-            lines.append(f"{line}: {description}" if description else line)
-        return "\n".join(lines)
-
-    for key in sorted(sections):
-        if key:
-            index = by_url.get(f"{prefix}{key}/")
-            name = index.title if index is not None else key.replace("-", " ").replace("_", " ").capitalize()
-        else:
-            name = "Docs"
-        out.append(f"## {name}\n\n{entries(sections[key])}\n")
-    if other_locales:
-        lines = [
-            f"- [{_link_text(loc_title)} ({loc})]({url})" + (f": {loc_summary}" if loc_summary else "")
-            for loc, url, (loc_title, loc_summary) in other_locales
-        ]
-        out.append("## Other languages\n\n" + "\n".join(lines) + "\n")
-    if optional:
-        out.append(f"## Optional\n\n{entries(optional)}\n")
-    return "\n".join(out)
-
-
 def _header(title: str, summary: str) -> str:
     return f"# {title}\n\n> {summary}\n" if summary else f"# {title}\n"
-
-
-def _locale_prefix(locale: str, pages: list[PageRecord]) -> str:
-    folder = f"/{locale}/"
-    return folder if all(p.url.startswith(folder) for p in pages) else "/"
-
-
-def _site_title(
-    site_dir: Path, pages: list[PageRecord], prefix: str, aliases: dict[str, str]
-) -> tuple[str, str]:
-    """The site's name (from its home page's `<title>`) and a one-line summary."""
-    home = next((p for p in pages if p.url == aliases.get(prefix, prefix)), None)
-    home = home or min(pages, key=lambda p: (len(p.url), p.url))
-    name = _site_name(site_dir / twin_path(prefix).replace("index.md", "index.html")) or home.title
-    return _one_line(name), _one_line(home.description or _first_sentence(home.content))
 
 
 def _site_name(home_file: Path) -> str:
@@ -238,21 +338,6 @@ def _site_name(home_file: Path) -> str:
         if separator in text:
             return text.rsplit(separator, 1)[1].strip()
     return text
-
-
-def _shared_descriptions(pages: list[PageRecord]) -> set[str]:
-    """Descriptions on more than one page (a site-wide default) describe none of them."""
-    seen: dict[str, int] = {}
-    for page in pages:
-        if page.description:
-            seen[page.description] = seen.get(page.description, 0) + 1
-    return {text for text, count in seen.items() if count > 1}
-
-
-def _description(page: PageRecord, shared: set[str]) -> str:
-    if page.description and page.description not in shared:
-        return _one_line(page.description)
-    return _one_line(_first_sentence(page.content))
 
 
 def _first_sentence(content: str) -> str:
