@@ -72,7 +72,11 @@ def remove_stale_private_set(private_dir: Path, owner: str, log: logging.Logger)
 
 
 def site_path_of(file: Path, site_dir: Path) -> str:
-    rel = file.relative_to(site_dir).as_posix()
+    return url_of(file.relative_to(site_dir).as_posix())
+
+
+def url_of(rel: str) -> str:
+    """A page's URL from its file's path in the site folder (`x/index.html` → `/x/`)."""
     if rel == "index.html":
         return "/"
     if rel.endswith("/index.html"):

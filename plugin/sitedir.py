@@ -9,12 +9,14 @@ read from there. The shard folders themselves are never indexed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote
 
 from askdocs.plugin.builder import BuildOptions, BuildReport, IndexBuilder, RawPage
 from askdocs.plugin.extract import HEAD_BYTES, redirect_target
-from askdocs.plugin.privacy import site_path_of
+from askdocs.plugin.privacy import site_path_of, url_of
 from askdocs.plugin.sitemaps import read_sitemaps, site_relative
 from selectolax.lexbor import LexborHTMLParser
 
@@ -46,11 +48,36 @@ def _file_for(site_dir: Path, path: str) -> Path | None:
 log = logging.getLogger("askdocs.build")
 
 
+class Found:
+    """The pages of a site folder, as URLs until they are read: a page's file is its URL's
+    (`site_path_of` backwards), in the site folder or, for restricted pages an earlier build
+    moved, in the private set's html folder."""
+
+    def __init__(self, site_dir: Path, urls: list[str], moved_dir: Path | None, moved: set[str]) -> None:
+        self.site_dir, self.moved_dir = site_dir, moved_dir
+        self._urls, self._moved = urls, moved
+
+    def __len__(self) -> int:
+        return len(self._urls)
+
+    def file(self, url: str) -> Path:
+        rel = url[1:] + "index.html" if url.endswith("/") else url[1:]
+        folder = self.moved_dir if url in self._moved and self.moved_dir is not None else self.site_dir
+        return folder / rel
+
+    def pages(self) -> Iterator[RawPage]:
+        """Each page once, in order; a page handed out is no longer held here."""
+        self._urls.reverse()
+        while self._urls:
+            url = self._urls.pop()
+            yield RawPage(url=url, html=None, path=self.file(url))
+
+
 def discover(
     site_dir: Path, private_dir: Path | None, site_url: str = "", logger: logging.Logger = log
-) -> tuple[list[RawPage], str]:
+) -> tuple[Found, str]:
     site_dir = site_dir.resolve()
-    pages: dict[str, RawPage] = {}
+    pages: dict[str, None] = {}  # URLs, in the order of their files' paths
     sitemap, sitemap_site = read_sitemaps(site_dir)
     site_url = site_url or sitemap_site
     if sitemap:
@@ -58,20 +85,23 @@ def discover(
             file = _file_for(site_dir, site_relative(loc, site_url))
             if file is None or _skipped(file.relative_to(site_dir).parts):
                 continue
-            url = site_path_of(file, site_dir)
-            pages[url] = RawPage(url=url, html=None, path=file)
+            pages[site_path_of(file, site_dir)] = None
     else:
-        for file in sorted(site_dir.rglob("*.html")):
-            rel_parts = file.relative_to(site_dir).parts
-            if _skipped(rel_parts) or any(_is_shard_folder(p) for p in file.parents if site_dir in p.parents):
+        shard_folder = cache(lambda folder: _is_shard_folder(site_dir / folder))
+        # Path strings sorted as paths sort (part by part), not held as Path objects.
+        files = sorted((f.relative_to(site_dir).as_posix() for f in site_dir.rglob("*.html")), key=_by_parts)
+        for rel in files:
+            rel_parts = tuple(rel.split("/"))
+            inside = ("/".join(rel_parts[:n]) for n in range(1, len(rel_parts)))
+            if _skipped(rel_parts) or any(shard_folder(folder) for folder in inside):
                 continue
-            url = site_path_of(file, site_dir)
-            pages[url] = RawPage(url=url, html=None, path=file)
+            pages[url_of(rel)] = None
+    del sitemap
+    moved = private_dir / PRIVATE_HTML_DIR if private_dir is not None else None
+    found = Found(site_dir, [], moved, set())
     # Pages are read when the builder extracts them, one at a time: a site's HTML is never all
     # in memory. A redirect stub shows in a file's head (what `redirect_target` reads).
-    redirects = {
-        url: target for url, page in pages.items() if (target := redirect_target(_head(page.path)))
-    }
+    redirects = {url: target for url in pages if (target := redirect_target(_head(found.file(url))))}
     if redirects:
         # Generators write a stub per moved page (mdBook, mkdocs-redirects, Hugo aliases):
         # the page it points to is indexed under its own URL.
@@ -80,12 +110,19 @@ def discover(
         logger.info("skipped %d redirect page(s) (meta refresh): %s%s", len(redirects), examples, more)
         for url in redirects:
             del pages[url]
-    if private_dir is not None:
-        moved = private_dir / PRIVATE_HTML_DIR
-        for file in sorted(moved.rglob("*.html")) if moved.is_dir() else []:
+    if moved is not None and moved.is_dir():
+        for file in sorted(moved.rglob("*.html")):
             url = site_path_of(file, moved)
-            pages.setdefault(url, RawPage(url=url, html=None, path=file))
-    return list(pages.values()), site_url
+            if url not in pages:
+                pages[url] = None
+                found._moved.add(url)
+    found._urls = list(pages)
+    return found, site_url
+
+
+def _by_parts(rel: str) -> str:
+    """A sort key that orders path strings as `Path` objects order (part by part)."""
+    return rel.replace("/", "\0")
 
 
 def _head(path: Path | None) -> bytes:
@@ -111,20 +148,20 @@ def build_site(options: BuildOptions, *, logger=None) -> BuildReport:
         from askdocs.errors import BuildError
 
         raise BuildError(f"{site_dir} is not a folder; pass the generator's output (e.g. site/)")
-    pages, site_url = discover(site_dir, options.resolved_private_dir, options.site_url, logger or log)
+    found, site_url = discover(site_dir, options.resolved_private_dir, options.site_url, logger or log)
     if not options.site_url:
         options.site_url = site_url
     kwargs = {"logger": logger} if logger else {}
     builder = IndexBuilder(options, **kwargs)
     builder.remember_previous()
-    for raw in _progress(pages, options.progress):
+    for raw in _progress(found.pages(), len(found), options.progress):
         builder.add(raw)
     return builder.build()
 
 
-def _progress(pages: list[RawPage], enabled: bool):
+def _progress(pages: Iterator[RawPage], total: int, enabled: bool) -> Iterator[RawPage]:
     if not enabled:
         return pages
     from tqdm import tqdm
 
-    return tqdm(pages, desc="askdocs: reading pages", unit="page", leave=False, disable=None)
+    return tqdm(pages, total=total, desc="askdocs: reading pages", unit="page", leave=False, disable=None)
