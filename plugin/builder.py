@@ -6,25 +6,31 @@ import hashlib
 import logging
 import os
 import re
+import shutil
+import tempfile
 import time
+import weakref
 from array import array
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 from askdocs.plugin import privacy
 from askdocs.plugin.chunking import ChunkSettings, chunk_page
-from askdocs.plugin.duplicates import duplicate_urls
+from askdocs.plugin.duplicates import KEY_BYTES, document_key, duplicate_urls
 from askdocs.plugin.embedpool import MIN_TEXTS_PER_WORKER, embed_texts, workers_for
-from askdocs.plugin.extract import ExtractedPage, extract, link_share, strip_links
-from askdocs.plugin.llmstxt import write_llms_files
+from askdocs.plugin.extract import Block, ExtractedPage, extract, strip_links
+from askdocs.plugin.listings import Listings, link_index, normalized
+from askdocs.plugin.llmstxt import LlmsFiles
+from askdocs.plugin.setwriter import SetWriter
 from askdocs.plugin.sitemaps import page_dates
 
 from askdocs import __version__
 from askdocs.embedder import Embedder
 from askdocs.errors import BuildError, ShardError
-from askdocs.lexical import LexicalDoc, bm25_postings, contextual_text, index_json
+from askdocs.lexical import contextual_text
 from askdocs.models import AUTO, ModelInfo, choose_models, locate
 from askdocs.remote import materialize
 from askdocs.shards import (
@@ -33,24 +39,24 @@ from askdocs.shards import (
     SHARD_DIR,
     ChunkRecord,
     FaqRecord,
+    Heading,
     Manifest,
     PageRecord,
     ShardWriter,
     build_time,
-    chunk_text,
     json_bytes,
     load_shards,
     peek_manifest,
 )
+from askdocs.spill import RecordFile
 
 log = logging.getLogger("askdocs.build")
 
 MAX_CONTENT_CHARS = 2_000_000
-MAX_SUGGESTED = 4  # FAQ questions offered by default, per locale
 MAX_SUGGESTED_CONFIGURED = 10
 MAX_QUESTION_CHARS = 300
 _LOCALE = re.compile(r"^[a-z]{2,3}$")
-_SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk)\b", re.I)
+_SUPPORT_WORDS = re.compile(r"\b(contact|support|soporte|contacto|help-?desk)\b", re.I)
 
 
 @dataclass
@@ -147,21 +153,24 @@ class BuildReport:
         )
 
 
-@dataclass
-class _Prepared:
-    page: ExtractedPage
-    raw: RawPage
-
-
-@dataclass
-class _SetData:
-    pages: list[PageRecord]
-    chunks: list[ChunkRecord]
-    faqs: list[FaqRecord]
-    embed_texts: list[str]  # contextual chunk texts: embedded, and indexed for BM25
+# Flags kept per page while the site is read (what the whole-site decisions need of it).
+_CANONICAL = 1  # its own URL is the one it is indexed under (rel=canonical duplicates lose to it)
+_RESTRICTED = 2
+_KIND_PAGE = 4  # kind "page": may be marked a listing or a changelog
+_CHANGELOG_TITLE = 8
+_SUPPORT = 16  # its path or title says contact or support
+_LINK_INDEX = 32  # mostly links: a listing (see listings.link_index)
 
 
 class IndexBuilder:
+    """Pages in (`add`), shard sets out (`build`).
+
+    A page is extracted when it is added and then written to a temporary file (TMPDIR);
+    what stays in memory per page is its URL and a few numbers (where its record is, flags,
+    locale, a 16-byte document key), about 200 bytes. `build` makes the whole-site
+    decisions (duplicates, listings, changelogs, dates, support page) from those, then reads
+    the pages back one at a time, in URL order, to write each set."""
+
     def __init__(
         self,
         options: BuildOptions,
@@ -175,10 +184,21 @@ class IndexBuilder:
         # Injected sessions (tests, `mkdocs serve`) embed in-process; a build of its own fans out.
         self._own_embedders = not embedders
         self._by_locale: dict[str, Embedder] = {}
-        self._pages: dict[str, _Prepared] = {}
         self._reuse: dict[str, tuple[np.ndarray, float]] = {}
         self._excluded: set[str] = set()
         self.report = BuildReport()
+        self._spill = Path(tempfile.mkdtemp(prefix="askdocs-build-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._spill), True)
+        self._records = RecordFile(self._spill / "pages")
+        self._listings = Listings(self._spill)
+        self._pages: dict[str, int] = {}  # URL → the page's slot in the arrays below
+        self._at = array("q")  # where the page's record is
+        self._number = array("i")  # its number among the pages read (Listings)
+        self._flags = array("B")
+        self._locale = array("H")  # its locale, as a position in _locales
+        self._locales: list[str] = []
+        self._keys = bytearray()  # its document key (duplicates.KEY_BYTES each)
+        self._paths: dict[int, Path | None] = {}  # restricted pages' HTML files, by slot
 
     # -- input -------------------------------------------------------------
     def embedder(self, locale: str) -> Embedder:
@@ -232,7 +252,7 @@ class IndexBuilder:
         if page.exclude:
             self.report.excluded += 1
             self._excluded.add(page.url)
-            self._pages.pop(page.url, None)
+            self._paths.pop(self._pages.pop(page.url, -1), None)
             return None
         if len(page.content) > MAX_CONTENT_CHARS:
             self._warn(
@@ -242,11 +262,39 @@ class IndexBuilder:
             page.blocks = [b for b in page.blocks if b.end <= MAX_CONTENT_CHARS]
         if not page.content.strip() or len(page.blocks) <= 1 and not page.faqs:
             self._warn(f"{where}: no main content to index")
-        existing = self._pages.get(page.url)
-        if existing is not None and existing.raw.url == page.url and raw.url != page.url:
+        slot = self._pages.get(page.url)
+        if slot is not None and self._flags[slot] & _CANONICAL and raw.url != page.url:
             return page  # the canonical page itself wins over its duplicates
-        # Only what the rest of the build needs: the HTML itself is not kept for every page.
-        self._pages[page.url] = _Prepared(page, RawPage(raw.url, None, raw.meta, raw.path))
+        flags = (
+            (_CANONICAL if raw.url == page.url else 0)
+            | (_RESTRICTED if page.groups else 0)
+            | (_KIND_PAGE if page.kind == "page" else 0)
+            | (_CHANGELOG_TITLE if _CHANGELOG.search(page.title) else 0)
+            | (_SUPPORT if _SUPPORT_WORDS.search(page.url + " " + page.title) else 0)
+            | (_LINK_INDEX if link_index(page) else 0)
+        )
+        if page.locale not in self._locales:
+            self._locales.append(page.locale)
+        values = (
+            self._records.append(_spilled(page)),
+            self._listings.add(page),
+            flags,
+            self._locales.index(page.locale),
+        )
+        key = document_key(page)
+        if slot is None:
+            slot = self._pages[page.url] = len(self._at)
+            columns = (self._at, self._number, self._flags, self._locale)
+            for column, value in zip(columns, values, strict=True):
+                column.append(value)
+            self._keys += key
+        else:  # read again: the last one counts
+            self._at[slot], self._number[slot], self._flags[slot], self._locale[slot] = values
+            self._keys[slot * KEY_BYTES : (slot + 1) * KEY_BYTES] = key
+        if page.groups:
+            self._paths[slot] = raw.path
+        else:
+            self._paths.pop(slot, None)
         return page
 
     def remember_previous(self) -> None:
@@ -269,34 +317,53 @@ class IndexBuilder:
 
     # -- output ------------------------------------------------------------
     def build(self) -> BuildReport:
+        try:
+            return self._build()
+        finally:
+            self._records.close()
+            self._listings.close()
+            self._cleanup()
+
+    def _build(self) -> BuildReport:
         started = time.perf_counter()
-        prepared = [self._pages[url] for url in sorted(self._pages)]
-        duplicates = duplicate_urls([p.page for p in prepared], self.log)
-        prepared = [p for p in prepared if p.page.url not in duplicates]
-        if not prepared:
+        site = self._site()
+        if not site.kept.any():
             raise BuildError(
                 f"no indexable pages found in {self.options.site_dir} "
                 f"({self.report.excluded} excluded); is this the built site folder?"
             )
-        self._choose_embedders({p.page.locale for p in prepared})
-        _mark_listings([p.page for p in prepared])
-        _mark_changelogs([p.page for p in prepared])
-        dates = page_dates(self.options.site_dir, self.options.site_url)
-        for item in prepared:
-            if item.page.lastmod is None and item.page.url in dates:
-                item.page.lastmod = dates[item.page.url]
-        public = [p for p in prepared if not p.page.groups]
-        restricted = [p for p in prepared if p.page.groups]
+        self._choose_embedders({self._locales[i] for i in np.unique(site.locale[site.kept]).tolist()})
+        public = np.flatnonzero(site.kept & (site.flags & _RESTRICTED == 0))
+        restricted = np.flatnonzero(site.kept & (site.flags & _RESTRICTED != 0))
         private_dir = self.options.resolved_private_dir
-        if restricted:
+        if len(restricted):
             privacy.check_private_dir(private_dir, self.options.site_dir)
-        sets = {"public": self._set_data(public), "private": self._set_data(restricted)}
-        for item in prepared:  # chunked: the blocks (a second copy of each page's text) are done with
-            item.page.blocks = []
-        vectors = self._embed(sets)
-        support = [p.page for p in public if _SUPPORT.search(p.page.url + " " + p.page.title)]
-        support.sort(key=lambda p: (p.locale != self.options.default_locale, len(p.url), p.url))
-        support_url = self.options.support_url or (support[0].url if support else None)
+        dim = next(iter(self._by_locale.values())).info.dim
+        todo = _Todo(self._spill)
+        sets = {"public": SetWriter("public", self._spill, dim)}
+        restricted_urls = [site.urls[i] for i in restricted.tolist()]
+        llms = None
+        if self.options.llms_txt:  # written from the same page text as the shards
+            options = self.options
+            llms = LlmsFiles(
+                options.site_dir,
+                options.site_url,
+                options.default_locale,
+                _PublicUrls(self._pages, site.duplicates, self._flags),
+                self._excluded | set(restricted_urls),
+                self.log,
+                aliases=site.duplicates,
+            )
+        self._write_pages(site, public, sets["public"], todo, llms)
+        if len(restricted):
+            sets["private"] = SetWriter("private", self._spill, dim)
+            self._write_pages(site, restricted, sets["private"], todo, None)
+        self._embed(sets, todo)
+        default, urls = self.options.default_locale, site.urls
+        support = [i for i in public.tolist() if site.flags[i] & _SUPPORT]
+        # the default locale's first, then the shortest path
+        support.sort(key=lambda i: (self._locales[site.locale[i]] != default, len(urls[i]), urls[i]))
+        support_url = self.options.support_url or (urls[support[0]] if support else None)
         if support_url is None:
             self._warn(
                 "no support page (no page whose path or title says contact or support): the manifest "
@@ -304,41 +371,78 @@ class IndexBuilder:
                 "page or set support_url (`askdocs build --support-url`, or ASKDOCS_SUPPORT_URL "
                 "when serving)."
             )
-        self._write(self.options.shard_dir, "public", sets["public"], vectors["public"], support_url)
-        if restricted:
+        self._publish(self.options.shard_dir, sets["public"], support_url)
+        if len(restricted):
             privacy.check_owner(private_dir, self.owner)
-            self._write(private_dir, "private", sets["private"], vectors["private"], None)
+            self._publish(private_dir, sets["private"], None)
         else:
             privacy.remove_stale_private_set(private_dir, self.owner, self.log)
         privacy.protect(
             site_dir=self.options.site_dir,
             site_url=self.options.site_url,
-            restricted=[(p.page.url, p.raw.path) for p in restricted],
+            restricted=[(url, self._paths.get(self._pages[url])) for url in restricted_urls],
             private_dir=private_dir,
             keep_html=self.options.keep_restricted_html,
             log=self.log,
         )
-        if self.options.llms_txt:
-            hidden = self._excluded | {p.page.url for p in restricted}
-            site = self.options
-            write_llms_files(
-                site.site_dir,
-                site.site_url,
-                site.default_locale,
-                sets["public"].pages,
-                hidden,
-                self.log,
-                aliases=duplicates,
-            )
+        if llms is not None:  # after `protect`: llms.txt takes the site's name from the home page
+            llms.close()
         report = self.report
-        report.pages = len(prepared)
-        report.chunks = sum(len(s.chunks) for s in sets.values())
-        report.faq = sum(len(s.faqs) for s in sets.values())
-        report.locales = sorted({p.page.locale for p in prepared})
+        report.pages = int(site.kept.sum())
+        report.chunks = sum(s.chunks for s in sets.values())
+        report.faq = sum(s.faqs for s in sets.values())
+        report.locales = sorted({self._locales[i] for i in site.locale[site.kept].tolist()})
         report.restricted = len(restricted)
         report.seconds = time.perf_counter() - started
         self.log.info(report.summary())
         return report
+
+    def _site(self) -> _Site:
+        """The whole-site decisions, from what was kept of each page."""
+        urls = sorted(self._pages)
+        slots = np.fromiter((self._pages[u] for u in urls), dtype=np.int64, count=len(urls))
+        keys = np.frombuffer(self._keys, dtype=np.uint8).reshape(-1, KEY_BYTES)[slots]
+        duplicates = duplicate_urls(urls, keys, self.log)
+        del keys
+        kept = np.array([url not in duplicates for url in urls], dtype=bool)
+        flags = np.frombuffer(self._flags, dtype=np.uint8)[slots]
+        numbers = np.frombuffer(self._number, dtype=np.int32)[slots]
+        live = np.zeros(len(self._listings), dtype=bool)
+        live[numbers[kept]] = True
+        candidate = np.zeros(len(self._listings), dtype=bool)
+        candidate[numbers] = (flags & _KIND_PAGE != 0) & (flags & _LINK_INDEX == 0)
+        position = np.full(len(self._listings), -1, dtype=np.int64)  # page number → URL order
+        position[numbers[kept]] = np.flatnonzero(kept)
+
+        def quotes(number: int, sources: np.ndarray) -> int:
+            """How many of the pages numbered `sources` the page numbered `number` links to."""
+            page = _unspilled(self._records.read(self._at[int(slots[position[number]])]))
+            linked = {link.split("#")[0] for link in page.links}
+            return sum(urls[at] in linked for at in position[sources].tolist())
+
+        listing = self._listings.find(live, candidate, quotes)[numbers] | (flags & _LINK_INDEX != 0)
+        return _Site(
+            urls=urls,
+            slots=slots,
+            kept=kept,
+            flags=flags,
+            locale=np.frombuffer(self._locale, dtype=np.uint16)[slots],
+            listing=listing,
+            duplicates=duplicates,
+            dates=page_dates(self.options.site_dir, self.options.site_url),
+        )
+
+    def _page(self, site: _Site, position: int) -> ExtractedPage:
+        """The page at `position` (URL order) read back, with its kind and date as decided."""
+        page = _unspilled(self._records.read(self._at[int(site.slots[position])]))
+        if site.listing[position]:
+            page.kind = "listing"
+        elif site.flags[position] & _KIND_PAGE and site.flags[position] & _CHANGELOG_TITLE:
+            # Changelogs mention every identifier ever touched; search weighs them apart.
+            page.kind = "changelog"
+        if page.lastmod is None and page.url in site.dates:
+            page.lastmod = site.dates[page.url]
+        return page
 
     @property
     def owner(self) -> str:
@@ -348,28 +452,19 @@ class IndexBuilder:
         self.report.warnings += 1
         self.log.warning("%s", message)
 
-    def _set_data(self, prepared: list[_Prepared]) -> _SetData:
-        data = _SetData([], [], [], [])
-        for page_index, item in enumerate(prepared):
-            page = item.page
+    def _write_pages(
+        self, site: _Site, positions: np.ndarray, out: SetWriter, todo: _Todo, llms: LlmsFiles | None
+    ) -> None:
+        """Each page's record, chunks and FAQ pairs, in URL order, one page in memory at a time
+        (and for the public set, its Markdown twin and llms.txt entry)."""
+        for position in positions.tolist():
+            page = self._page(site, position)
             embedder = self.embedder(page.locale)
             sha = embedder.info.sha256
-            data.pages.append(
-                PageRecord(
-                    url=page.url,
-                    title=page.title,
-                    locale=page.locale,
-                    groups=page.groups,
-                    lastmod=page.lastmod,
-                    kind=page.kind,
-                    headings=page.headings,
-                    links=page.links,
-                    word_count=page.word_count,
-                    content_hash=page.content_hash,
-                    description=page.description,
-                    content=page.content,
-                )
-            )
+            record = _record(page)
+            page_index = out.add_page(record)
+            if llms is not None:
+                llms.add(record)
             spans = chunk_page(
                 page.blocks,
                 page.content,
@@ -380,78 +475,64 @@ class IndexBuilder:
             for span in spans:
                 text = strip_links(page.content[span.start : span.end])
                 embed_text = contextual_text(page.title, span.headings, text)
-                data.chunks.append(
-                    ChunkRecord(
-                        page=page_index,
-                        start=span.start,
-                        end=span.end,
-                        anchor=span.anchor,
-                        headings=span.headings,
-                        lastmod=span.lastmod or page.lastmod,
-                        kind="section",
-                        hash=_chunk_hash(sha, embed_text),
-                    )
+                chunk = ChunkRecord(
+                    page=page_index,
+                    start=span.start,
+                    end=span.end,
+                    anchor=span.anchor,
+                    headings=span.headings,
+                    lastmod=span.lastmod or page.lastmod,
+                    kind="section",
+                    hash=_chunk_hash(sha, embed_text),
                 )
-                data.embed_texts.append(embed_text)
-            anchors = {_norm(h.text): h.anchor for h in page.headings}
+                row = out.add_chunk(chunk, record, embed_text, text)
+                self._vector(out, row, chunk, embed_text, embedder, todo)
+            anchors = {normalized(h.text): h.anchor for h in page.headings}
             for question, answer in page.faqs:
-                anchor = anchors.get(_norm(question), "")
+                anchor = anchors.get(normalized(question), "")
                 text = f"{question}\n\n{answer}"
                 embed_text = contextual_text(page.title, [question], answer)
-                data.faqs.append(FaqRecord(page_index, question, answer, anchor))
-                data.chunks.append(
-                    ChunkRecord(
-                        page=page_index,
-                        start=0,
-                        end=0,
-                        anchor=anchor,
-                        headings=[question],
-                        lastmod=page.lastmod,
-                        kind="faq",
-                        hash=_chunk_hash(sha, embed_text),
-                        text=text,
-                    )
+                out.add_faq(FaqRecord(page_index, question, answer, anchor))
+                chunk = ChunkRecord(
+                    page=page_index,
+                    start=0,
+                    end=0,
+                    anchor=anchor,
+                    headings=[question],
+                    lastmod=page.lastmod,
+                    kind="faq",
+                    hash=_chunk_hash(sha, embed_text),
+                    text=text,
                 )
-                data.embed_texts.append(embed_text)
-        return data
+                row = out.add_chunk(chunk, record, embed_text, strip_links(text))
+                self._vector(out, row, chunk, embed_text, embedder, todo)
+        out.finish()
 
-    def _embed(self, sets: dict[str, _SetData]) -> dict[str, tuple[np.ndarray, ...]]:
-        jobs: list[tuple[str, int, str, Embedder]] = []  # (set, row, text, model)
-        for name, data in sets.items():
-            for row, (chunk, text) in enumerate(zip(data.chunks, data.embed_texts, strict=True)):
-                jobs.append((name, row, text, self.embedder(data.pages[chunk.page].locale)))
-        dim = next(iter(self._by_locale.values())).info.dim
-        out = {
-            name: (np.zeros((len(d.embed_texts), dim), np.int8), np.ones(len(d.embed_texts), np.float32))
-            for name, d in sets.items()
-        }
-        todo = []
-        for job in jobs:
-            name, row, text, embedder = job
-            key = _chunk_hash(embedder.info.sha256, text)
-            if key in self._reuse:
-                vector, scale = self._reuse[key]
-                out[name][0][row], out[name][1][row] = vector, scale
-                self.report.reused += 1
-            else:
-                todo.append(job)
-        if todo:
-            groups: dict[str, list[int]] = {}  # by model: each model's texts in one pool
-            for position, job in enumerate(todo):
-                groups.setdefault(job[3].info.sha256, []).append(position)
-            with _progress(len(todo), self.options.progress) as tick:
-                for positions in groups.values():
-                    embedder = todo[positions[0]][3]
-                    workers, where = self._workers(len(positions))
-                    self.log.info("embedding %d texts with %s %s", len(positions), embedder.info.id, where)
-                    texts = [todo[i][2] for i in positions]
-                    for at, vector, scale in embed_texts(
-                        embedder.info, texts, workers, tick, embedder=embedder
-                    ):
-                        name, row, _, _ = todo[positions[at]]
-                        out[name][0][row], out[name][1][row] = vector, scale
-            self.report.embedded += len(todo)
-        return out
+    def _vector(
+        self, out: SetWriter, row: int, chunk: ChunkRecord, text: str, embedder: Embedder, todo: _Todo
+    ) -> None:
+        """The chunk's vector from the last build, else its text goes to the queue to embed."""
+        reused = self._reuse.get(chunk.hash)  # the hash names the model: another's never match
+        if reused is not None:
+            out.vectors.put(row, *reused)
+            self.report.reused += 1
+        else:
+            todo.add(out.visibility, row, text, embedder)
+
+    def _embed(self, sets: dict[str, SetWriter], todo: _Todo) -> None:
+        if todo.count:
+            with _progress(todo.count, self.options.progress) as tick:
+                for embedder, texts in todo.groups():  # each model's texts in one pool
+                    workers, where = self._workers(len(texts))
+                    self.log.info("embedding %d texts with %s %s", len(texts), embedder.info.id, where)
+                    vectors = embed_texts(embedder.info, texts, workers, tick, embedder=embedder)
+                    for at, vector, scale in vectors:
+                        name, row = texts.target(at)
+                        sets[name].vectors.put(row, vector, scale)
+            self.report.embedded += todo.count
+        todo.close()
+        for out in sets.values():
+            out.write_vectors()
 
     def _workers(self, texts: int) -> tuple[int, str]:
         """How many processes embed `texts` texts of one model, and the log's words for it."""
@@ -466,45 +547,13 @@ class IndexBuilder:
             return 1, f"in this process ({budget})"
         return 1, f"in this process (fewer than {2 * MIN_TEXTS_PER_WORKER} texts; {budget})"
 
-    def _write(
-        self,
-        folder: Path,
-        visibility: str,
-        data: _SetData,
-        arrays: tuple[np.ndarray, ...],
-        support_url: str | None,
-    ) -> None:
-        vectors, scales = arrays
-        writer = ShardWriter()
-        writer.add_json_parts("pages", (asdict(p) for p in data.pages))  # one record's copy at a time
-        writer.add_json_parts("chunks", (asdict(c) for c in data.chunks))
-        writer.add("faq", json_bytes([asdict(f) for f in data.faqs]), "json")
-        writer.add("tree", json_bytes(_tree(data.pages)), "json")
-        writer.add_vector_parts("vectors", len(vectors), vectors.shape[1], lambda a, b: vectors[a:b])
-        writer.add("scales", _npy(scales), "npy")
-        locales = sorted({p.locale for p in data.pages})
-        for locale in locales:
-            rows = [i for i, c in enumerate(data.chunks) if data.pages[c.page].locale == locale]
-            docs = (  # one at a time: the chunk texts are not all copied out at once
-                LexicalDoc(
-                    str(i),
-                    data.pages[data.chunks[i].page].title,
-                    " ".join(data.chunks[i].headings),
-                    strip_links(chunk_text(data.pages[data.chunks[i].page], data.chunks[i])),
-                )
-                for i in rows
-            )
-            writer.add("lunr", index_json(locale, docs), "json", locale=locale)  # for lunr.js
-            # What the runtime searches with: BM25 over each chunk with its page title and heading path.
-            postings = bm25_postings(locale, ((str(i), data.embed_texts[i]) for i in rows))
-            writer.add("lexical", json_bytes(postings.meta_json()), "json", locale=locale)
-            writer.add("postings", _npy(postings.table()), "npy", locale=locale)
-            if visibility == "public":
-                writer.add("search_docs", json_bytes(_search_docs(data, locale)), "json", locale=locale)
+    def _publish(self, folder: Path, data: SetWriter, support_url: str | None) -> None:
+        writer, visibility, locales = data.writer, data.visibility, data.locales
+        if visibility == "public":
+            for locale in locales:
                 suggestions = self._suggestions(data, locale)
                 if suggestions["questions"]:
                     writer.add("suggestions", json_bytes(suggestions), "json", locale=locale)
-        if visibility == "public":
             for locale in sorted(set(self.options.suggested_questions) - set(locales)):
                 self._warn(f"suggested_questions.{locale}: the site has no public pages in locale {locale}")
         if visibility == "public" and self.options.copy_widget:
@@ -532,7 +581,7 @@ class IndexBuilder:
             model=_model_json(info, bundled),
             locale_models={loc: _model_json(e.info, bundled) for loc, e in sorted(self._by_locale.items())},
             embeddings={"dim": info.dim, "dtype": "int8", "quantization": "symmetric-per-vector"},
-            counts={"pages": len(data.pages), "chunks": len(data.chunks), "faq": len(data.faqs)},
+            counts={"pages": data.pages, "chunks": data.chunks, "faq": data.faqs},
             files=sorted(writer.entries, key=lambda f: f.path),
             support_url=support_url,
             owner=self.owner if visibility == "private" else None,
@@ -540,19 +589,126 @@ class IndexBuilder:
         _check_target(folder)
         writer.publish(folder, manifest)
 
-    def _suggestions(self, data: _SetData, locale: str) -> dict:
+    def _suggestions(self, data: SetWriter, locale: str) -> dict:
         """The widget's suggested questions: configured ones, else this set's FAQ questions.
 
         Only ever called for the public set, so restricted FAQ questions never reach it."""
         configured = self.options.suggested_questions.get(locale)
         if configured:
             return {"locale": locale, "source": "config", "questions": configured}
-        questions: list[str] = []
-        for faq in data.faqs:
-            question = " ".join(faq.question.split())
-            if data.pages[faq.page].locale == locale and question not in questions:
-                questions.append(question)
-        return {"locale": locale, "source": "faq", "questions": questions[:MAX_SUGGESTED]}
+        return {"locale": locale, "source": "faq", "questions": data.questions(locale)}
+
+
+@dataclass
+class _Site:
+    """The pages in URL order, and what was decided of them across the whole site."""
+
+    urls: list[str]
+    slots: np.ndarray  # each page's slot in the builder's arrays
+    kept: np.ndarray  # not a duplicate of another page
+    flags: np.ndarray
+    locale: np.ndarray
+    listing: np.ndarray
+    duplicates: dict[str, str]  # URL → the URL it is indexed as
+    dates: dict[str, str]  # sitemap dates
+
+
+class _PublicUrls:
+    """Whether a URL is one of the site's public pages (what llms.txt may link to)."""
+
+    def __init__(self, pages: dict[str, int], duplicates: dict[str, str], flags: array) -> None:
+        self._pages, self._duplicates, self._flags = pages, duplicates, flags
+
+    def __contains__(self, url: object) -> bool:
+        slot = self._pages.get(url) if isinstance(url, str) else None
+        return slot is not None and url not in self._duplicates and not self._flags[slot] & _RESTRICTED
+
+
+class _Todo:
+    """The texts to embed, on disk, with where each vector goes; grouped by model."""
+
+    def __init__(self, folder: Path) -> None:
+        self._texts = RecordFile(folder / "texts")
+        self._groups: dict[str, tuple[Embedder, array, array]] = {}  # model sha256 → (model, where, at)
+        self.count = 0
+
+    def add(self, name: str, row: int, text: str, embedder: Embedder) -> None:
+        texts = self._groups.get(embedder.info.sha256)
+        if texts is None:
+            texts = self._groups[embedder.info.sha256] = _Texts(self._texts, embedder)
+        texts.add(name, row, self._texts.append(text))
+        self.count += 1
+
+    def groups(self) -> Iterator[tuple[Embedder, _Texts]]:
+        """Each model's texts, models in the order they were first needed."""
+        for texts in self._groups.values():
+            yield texts.embedder, texts
+
+    def close(self) -> None:
+        self._texts.close()
+
+
+class _Texts(Sequence[str]):
+    """One model's texts to embed, read from the record file when asked for (`embed_texts`
+    slices them a batch at a time), and the (set, row) each one's vector goes to."""
+
+    def __init__(self, records: RecordFile, embedder: Embedder) -> None:
+        self._records, self.embedder = records, embedder
+        self._at, self._where = array("q"), array("q")  # where the text is; set and row
+
+    def add(self, name: str, row: int, at: int) -> None:
+        self._at.append(at)
+        self._where.append(row * 2 + (name == "private"))
+
+    def target(self, index: int) -> tuple[str, int]:
+        where = self._where[index]
+        return ("private" if where & 1 else "public"), where >> 1
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._records.read(at) for at in self._at[index]]
+        return self._records.read(self._at[index])
+
+
+def _spilled(page: ExtractedPage) -> tuple:
+    """What the build needs of an extracted page, as `marshal` writes it."""
+    blocks = [(b.kind, b.text, b.level, b.anchor, b.lastmod, b.start, b.end) for b in page.blocks]
+    headings = [(h.level, h.text, h.anchor) for h in page.headings]
+    return (page.url, page.title, page.locale, page.groups, page.lastmod, page.kind, page.description,
+            page.content, blocks, headings, page.links, page.faqs)  # fmt: skip
+
+
+def _unspilled(data: tuple) -> ExtractedPage:
+    url, title, locale, groups, lastmod, kind, description, content, blocks, headings, links, faqs = data
+    return ExtractedPage(
+        url, title, locale, groups, False, lastmod, kind, description, content,
+        [Block(*b) for b in blocks], [Heading(*h) for h in headings], links, faqs,
+    )  # fmt: skip
+
+
+def _record(page: ExtractedPage) -> PageRecord:
+    return PageRecord(
+        url=page.url,
+        title=page.title,
+        locale=page.locale,
+        groups=page.groups,
+        lastmod=page.lastmod,
+        kind=page.kind,
+        headings=page.headings,
+        links=page.links,
+        word_count=page.word_count,
+        content_hash=page.content_hash,
+        description=page.description,
+        content=page.content,
+    )
 
 
 def _check_target(folder: Path) -> None:
@@ -574,41 +730,6 @@ def _add_widget_files(writer: ShardWriter, locales: list[str]) -> None:
         writer.add_file("lunr_js", f"lunr/{name}", data)
 
 
-def _npy(array: np.ndarray) -> bytes:
-    from askdocs.shards import npy_bytes
-
-    return npy_bytes(array)
-
-
-def _tree(pages: list[PageRecord]) -> dict:
-    return {
-        p.url: {
-            "title": p.title,
-            "locale": p.locale,
-            "groups": p.groups,
-            "visibility": "restricted" if p.groups else "public",
-            "lastmod": p.lastmod,
-            "kind": p.kind,
-        }
-        for p in pages
-    }
-
-
-def _search_docs(data: _SetData, locale: str) -> dict:
-    index = {}
-    pages = []
-    for i, page in enumerate(data.pages):
-        if page.locale == locale:
-            index[i] = len(pages)
-            pages.append([page.url, page.title])
-    refs = {
-        str(i): [index[c.page], c.anchor, c.headings[-1] if c.headings else ""]
-        for i, c in enumerate(data.chunks)
-        if c.page in index
-    }
-    return {"pages": pages, "refs": refs}
-
-
 def _model_json(info: ModelInfo, bundled: dict[str, str]) -> dict:
     return {
         "id": info.id,
@@ -628,91 +749,11 @@ def _chunk_hash(model_sha: str, text: str) -> str:
     return hashlib.sha256(f"{model_sha}\0{text}".encode()).hexdigest()[:20]
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\W+", " ", text).strip().lower()
-
-
-MIN_INDEX_CHARS = 300  # a page of links shorter than this is a small hub page, not an index
-MAX_SOURCE_SHARE = 0.6  # of a listing's shared text, at most this much comes from any one page
-
-
-def _mark_listings(pages: list[ExtractedPage]) -> None:
-    """Pages whose prose is mostly copied from other pages they link to (tag pages, digests)
-    are listings.
-
-    A page's shingles are the hashes of its 8-word runs. A page is a listing when at least
-    half of its shingles occur on other pages too, those come from at least two other
-    pages, it links to at least two of them, and no one page supplies most of what it
-    shares. A page that is mostly links (a generated index of names, a sitemap) is a
-    listing too. The (shingle, page) pairs are kept in flat
-    arrays (12 bytes each), not in a set of owners per shingle (which took ~20 kB per page of
-    Python objects)."""
-    grams, owners, totals = array("q"), array("i"), array("q")
-    for page in pages:
-        if page.kind == "page" and len(page.content) >= MIN_INDEX_CHARS and link_share(page.content) >= 0.6:
-            page.kind = "listing"
-    for index, page in enumerate(pages):
-        found = _shingles(page)
-        totals.append(len(found))
-        grams.extend(found)
-        owners.extend(array("i", [index]) * len(found))
-    if not grams:
-        return
-    gram = np.frombuffer(grams, dtype=np.int64)
-    order = np.argsort(gram, kind="stable")
-    gram, owner = gram[order], np.frombuffer(owners, dtype=np.int32)[order]
-    del order
-    starts = np.flatnonzero(np.r_[True, gram[1:] != gram[:-1]])
-    sizes = np.diff(np.r_[starts, len(gram)])  # how many pages have each shingle
-    owners_of_pair = np.repeat(sizes, sizes)
-    n = len(pages)
-    shared = np.bincount(owner[owners_of_pair > 1], minlength=n)  # shingles also found elsewhere
-    # At least two other pages: a shingle on three or more pages gives any of them two at once;
-    # else count the distinct partners over the shingles found on exactly two pages.
-    crowded = np.zeros(n, dtype=bool)
-    crowded[owner[owners_of_pair >= 3]] = True
-    first = starts[sizes == 2]
-    a, b = owner[first].astype(np.int64), owner[first + 1].astype(np.int64)
-    edges = np.unique(np.concatenate([a * n + b, b * n + a]))
-    partners = np.bincount(edges // n, minlength=n)
-    group_of = np.repeat(np.arange(len(starts)), sizes)  # which shingle each pair belongs to
-    urls = [page.url for page in pages]
-    for index, page in enumerate(pages):
-        total = totals[index]
-        if page.kind != "page" or total < 10:
-            continue
-        if shared[index] / total >= 0.5 and (crowded[index] or partners[index] >= 2):
-            # A listing quotes excerpts of several pages and links to them (tag pages,
-            # digests). Pages that share text without linking to its sources (the nginx and
-            # Apache pages of one deployment guide) or that repeat mostly one other page (an API
-            # page under two names, a guide and the reference it copies) are pages.
-            mine = np.unique(group_of[(owner == index) & (owners_of_pair > 1)])
-            others = owner[np.isin(group_of, mine) & (owner != index)]
-            per_source = np.bincount(others, minlength=n)
-            linked = {link.split("#")[0] for link in page.links}
-            quoted = [o for o in np.flatnonzero(per_source) if urls[o] in linked]
-            if len(quoted) >= 2 and per_source.max() <= MAX_SOURCE_SHARE * len(mine):
-                page.kind = "listing"
-
-
-def _shingles(page: ExtractedPage) -> set[int]:
-    words = " ".join(b.text for b in page.blocks if b.kind in ("para", "list", "note"))
-    tokens = _norm(words).split()
-    return {hash(" ".join(tokens[i : i + 8])) for i in range(len(tokens) - 7)}
-
-
 _CHANGELOG = re.compile(
     r"\b(change ?log|changes|release notes?|what'?s new|history of changes|novedades|"
     r"notas de (la )?versi[oó]n|historial de cambios|registro de cambios)\b",
     re.I,
 )
-
-
-def _mark_changelogs(pages: list[ExtractedPage]) -> None:
-    """Changelogs mention every identifier ever touched; search weighs them apart."""
-    for page in pages:
-        if page.kind == "page" and _CHANGELOG.search(page.title):
-            page.kind = "changelog"
 
 
 class _progress:

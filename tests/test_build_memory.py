@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 
-from askdocs.plugin.builder import _mark_listings, _norm
+import numpy as np
+import pytest
+from askdocs.plugin import listings
 from askdocs.plugin.extract import Block, ExtractedPage
+from askdocs.plugin.listings import Listings, link_index, normalized
 
 WORDS = str.split("queue worker retry timeout backoff schedule cron batch job token secret rotate deploy")
 
@@ -17,12 +21,12 @@ def _page(url: str, paras: list[str], kind: str = "page", links: list[str] | Non
 
 
 def _reference(pages: list[ExtractedPage]) -> list[str]:
-    """The listing rule as first written: a set of owning URLs per shingle."""
+    """The listing rule with a set of owning URLs per shingle."""
     shingles: dict[str, set[int]] = {}
     owners: dict[int, set[str]] = {}
     for page in pages:
         words = " ".join(b.text for b in page.blocks if b.kind in ("para", "list", "note"))
-        tokens = _norm(words).split()
+        tokens = normalized(words).split()
         grams = {hash(" ".join(tokens[i : i + 8])) for i in range(len(tokens) - 7)}
         shingles[page.url] = grams
         for gram in grams:
@@ -43,7 +47,33 @@ def _reference(pages: list[ExtractedPage]) -> list[str]:
     return kinds
 
 
-def test_listings_are_marked_as_the_set_based_rule_marks_them():
+def _marked(folder, pages: list[ExtractedPage], ghosts: list[str] = ()) -> list[str]:
+    """The kinds the builder gives `pages`: link indexes, then `Listings.find` on the rest.
+
+    `ghosts`: texts of pages read and then dropped (read again, excluded, a duplicate); they
+    share every shingle they have and count for nothing."""
+    found = Listings(folder)
+    dropped = [found.add(_page(f"/ghost{n}/", [text])) for n, text in enumerate(ghosts)]
+    numbers = [found.add(page) for page in pages]
+    live = np.ones(len(found), dtype=bool)
+    live[dropped] = False
+    candidate = np.zeros(len(found), dtype=bool)
+    candidate[numbers] = [p.kind == "page" and not link_index(p) for p in pages]
+    by_number = dict(zip(numbers, pages, strict=True))
+
+    def quotes(number: int, sources: np.ndarray) -> int:
+        linked = {link.split("#")[0] for link in by_number[number].links}
+        return sum(by_number[s].url in linked for s in sources.tolist())
+
+    marked = found.find(live, candidate, quotes)
+    found.close()
+    return ["listing" if marked[n] or link_index(p) else p.kind for n, p in zip(numbers, pages, strict=True)]
+
+
+@pytest.mark.parametrize("rows_per_bucket", [listings.ROWS_PER_BUCKET, 50], ids=["default", "small-buckets"])
+def test_listings_are_marked_as_the_set_based_rule_marks_them(tmp_path, monkeypatch, rows_per_bucket):
+    monkeypatch.setattr(listings, "ROWS_PER_BUCKET", rows_per_bucket)
+    monkeypatch.setattr(listings, "_WORK_ROWS", 7 if rows_per_bucket == 50 else listings._WORK_ROWS)
     rng = random.Random(5)
     marked = 0
     for trial in range(30):
@@ -58,28 +88,202 @@ def test_listings_are_marked_as_the_set_based_rule_marks_them():
             pages.append(_page(f"/d{trial}-{n}/", [sources[i] for i in picked] + own, kind, links))
         rng.shuffle(pages)
         expected = _reference(pages)
-        _mark_listings(pages)
-        assert [p.kind for p in pages] == expected
+        assert _marked(tmp_path, pages, [p.content for p in rng.sample(pages, 3)]) == expected
         marked += expected.count("listing")
     assert marked >= 5  # the rule was exercised both ways
     shared = " ".join(WORDS * 3)
     twins = [_page(f"/{name}/", [shared, name]) for name in ("nginx", "apache", "caddy")]
-    _mark_listings(twins)  # text shared, no links to its sources: pages, not listings
-    assert [p.kind for p in twins] == ["page", "page", "page"]
+    # text shared, no links to its sources: pages, not listings
+    assert _marked(tmp_path, twins) == ["page", "page", "page"]
     reference = " ".join(WORDS * 4)
     guide = [_page("/api/", [reference]), _page("/fields/", [" ".join(WORDS[::-1] * 2)])]
     # Mostly one other page, a line of a second, linking to both: a copy, not a listing.
     copy = _page("/schema/", [reference, " ".join(WORDS[::-1])], links=["/api/#x", "/fields/#y"])
-    _mark_listings([*guide, copy])
-    assert copy.kind == "page"
-    assert _mark_listings([]) is None and _mark_listings([_page("/a/", ["too short"])]) is None
+    assert _marked(tmp_path, [*guide, copy])[-1] == "page"
+    assert _marked(tmp_path, []) == [] and _marked(tmp_path, [_page("/a/", ["too short"])]) == ["page"]
 
 
-def test_a_page_of_links_is_a_listing():
+def test_a_page_of_links_is_a_listing(tmp_path):
     entries = " ".join(f"[{w}() ({w} method)](/api/#{w})" for w in WORDS * 3)
     index = _page("/genindex/", [entries])
     index.content = entries
     prose = _page("/guide/", [f"{entries} " + " ".join(WORDS * 12)])
     prose.content = prose.blocks[0].text
-    _mark_listings([index, prose])
-    assert (index.kind, prose.kind) == ("listing", "page")
+    assert _marked(tmp_path, [index, prose]) == ["listing", "page"]
+
+
+# --- Whole builds: the on-disk paths give the in-memory bytes; held memory per page is bounded ---
+
+TOPICS = str.split(
+    "queue worker retry timeout backoff schedule cron batch token secret rotate deploy cluster replica "
+    "shard cache budget quota region bucket upload stream event webhook proxy gateway route plugin theme"
+)
+
+
+def _html(rng: random.Random, *, locale: str = "en", title: str = "", head: str = "") -> str:
+    """A page of words from TOPICS: the vocabulary does not grow with the pages."""
+    title = title or "Notes on " + " ".join(rng.sample(TOPICS, 3))
+    sections = "".join(
+        f"<h2 id='s{k}'>{' '.join(rng.sample(TOPICS, 2)).capitalize()}</h2>"
+        + "".join(f"<p>{' '.join(rng.choices(TOPICS, k=rng.randint(8, 40))).capitalize()}.</p>" for _ in "ab")
+        for k in range(rng.randint(1, 3))
+    )
+    return (
+        f"<!doctype html><html lang='{locale}'><head><meta charset='utf-8'>"
+        f"<title>{title}</title>{head}</head><body><main><h1>{title}</h1>{sections}"
+        f"<p><a href='/p{rng.randint(0, 50)}/'>see also</a></p></main></body></html>"
+    )
+
+
+def _site(folder, pages: int, seed: int = 11) -> None:
+    """Pages with what every whole-site decision looks at: two locales, restricted and
+    excluded pages, FAQ pairs, a copy of a page under a second URL, digests quoting and
+    linking to other pages and a page of links (listings), a changelog and a support page."""
+    rng = random.Random(seed)
+    questions = [
+        {"@type": "Question", "name": f"How do I {w}?", "acceptedAnswer": {"text": f"Run {w} --now."}}
+        for w in ("rotate", "retry", "deploy")
+    ]
+    faq = json.dumps({"@type": "FAQPage", "mainEntity": questions})
+    faq = f"<script type='application/ld+json'>{faq}</script>"
+    written: list[str] = []
+    urls: list[str] = []
+    for n in range(pages):
+        locale = "es" if n % 6 == 5 else "en"
+        head = faq if n % 9 == 0 else ""
+        if n % 13 == 7:
+            head += "<meta name='askdocs:groups' content='staff'>"
+        if n % 29 == 3:
+            head += "<meta name='askdocs:exclude' content='true'>"
+        title = {1: "Changelog", 2: "Contact support"}.get(n, "")
+        html = _html(rng, locale=locale, title=title, head=head)
+        if n % 17 == 10 and len(written) > 3:  # a digest of three other pages, linking to them
+            sources = rng.sample(range(len(written)), 3)
+            quoted = "".join(written[i].split("<main>")[1].split("</main>")[0] for i in sources)
+            links = "".join(f"<p><a href='{urls[i]}'>Read {i}</a></p>" for i in sources)
+            html = html.replace("</main>", quoted + links + "</main>")
+        if n == 6:  # an index of names: mostly links
+            names = (" ".join(rng.sample(TOPICS, 3)) for _ in range(40))
+            entries = "".join(f"<li><a href='/p{k}/'>{name}()</a></li>" for k, name in enumerate(names))
+            html = html.replace("</main>", f"<ul>{entries}</ul></main>")
+        written.append(html)
+        urls.append(f"/{'es/' if locale == 'es' else ''}p{n}/")
+        path = folder / (f"{locale}/" if locale == "es" else "") / f"p{n}" / "index.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(html)
+    (folder / "copy").mkdir()
+    (folder / "copy" / "index.html").write_text(written[4])  # the same document under two URLs
+
+
+def _stub_embedding(monkeypatch) -> None:
+    import hashlib
+
+    from askdocs.plugin import builder
+
+    def pool(model, texts, workers, progress=None, embedder=None):
+        for i, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+            vector = np.random.default_rng(seed).integers(-127, 128, size=model.dim).astype(np.int8)
+            yield i, vector, 0.01
+            progress and progress(1)
+
+    monkeypatch.setattr(builder, "embed_texts", pool)
+
+
+def _built_files(site_dir, private_dir) -> dict[str, bytes]:
+    files = {}
+    for root, name in ((site_dir, "site"), (private_dir, "private")):
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                files[f"{name}/{path.relative_to(root).as_posix()}"] = path.read_bytes()
+    return files
+
+
+def test_a_build_through_the_disk_gives_the_bytes_of_a_build_in_memory(tmp_path, monkeypatch, multilingual_info):  # noqa: E501
+    """On a small site every on-disk structure is one bucket and one block, gathered in memory.
+    With blocks of 3 rows, buckets of 5 to 7 postings or shingles, 3 bucket files open at a
+    time and 16-byte reads, every spilled path runs (thousands of buckets, in several steps):
+    the same bytes, shards, private set and llms.txt files alike."""
+    from askdocs.plugin import listings, setwriter
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.sitedir import build_site
+
+    from askdocs import lexical, spill
+
+    _stub_embedding(monkeypatch)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    built = {}
+    for mode in ("memory", "disk"):
+        with monkeypatch.context() as tiny:
+            if mode == "disk":
+                for module, name, value in [
+                    (spill, "BLOCK_ROWS", 3), (spill, "BLOCK_RECORDS", 2), (spill, "MAX_OPEN", 3),
+                    (spill, "_FLUSH_ITEMS", 5), (spill, "_READ_AHEAD", 16), (setwriter, "BLOCK_ROWS", 3),
+                    (lexical, "_POSTINGS_PER_BUCKET", 5), (lexical, "_WORK_ROWS", 3),
+                    (listings, "ROWS_PER_BUCKET", 7),
+                ]:  # fmt: skip
+                    tiny.setattr(module, name, value)
+            site = tmp_path / mode / "site"
+            _site(site, 90)
+            report = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+            built[mode] = _built_files(site, tmp_path / mode / "askdocs-private")
+    assert report.pages > 70 and report.restricted and report.excluded and report.faq
+    assert report.locales == ["en", "es"]
+    pages = json.loads(built["memory"]["site/_askdocs/manifest.json"])
+    assert {f["role"] for f in pages["files"]} >= {"lunr", "postings", "search_docs", "suggestions", "tree"}
+    kinds = {p["kind"] for f in pages["files"] if f["role"] == "pages"
+             for p in json.loads(built["memory"][f"site/_askdocs/{f['path']}"])}  # fmt: skip
+    assert kinds == {"page", "listing", "changelog"}
+    assert sorted(built["memory"]) == sorted(built["disk"])
+    assert [name for name in built["memory"] if built["memory"][name] != built["disk"][name]] == []
+
+
+def test_what_a_build_holds_per_page_is_bounded(tmp_path, monkeypatch, model_info):
+    """Traced Python memory (numpy's included), 120 pages against 480: what the builder holds
+    once every page is read grows by ~150 bytes per page (the URL and a few numbers), and the
+    peak of `build` above that by under a kB; not by the pages' text, records or postings (the
+    builder that kept the pages in memory: 4.7 kB per page held, 6.1 kB more at the peak).
+    Blocks and buckets are made smaller than these sites, as a large site's are smaller than
+    it: what they hold then does not grow with the pages (gc's cyclic garbage still does)."""
+    import tracemalloc
+
+    from askdocs.plugin import listings, setwriter
+    from askdocs.plugin.builder import BuildOptions, IndexBuilder, RawPage
+
+    from askdocs import lexical, shards, spill
+    from askdocs.embedder import Embedder
+
+    for module, name, value in [
+        (spill, "BLOCK_ROWS", 1000), (spill, "BLOCK_RECORDS", 100), (setwriter, "BLOCK_ROWS", 1000),
+        (lexical, "_POSTINGS_PER_BUCKET", 2000), (lexical, "_WORK_ROWS", 500),
+        (listings, "ROWS_PER_BUCKET", 2000), (shards, "READ_BYTES", 16_000),
+    ]:  # fmt: skip
+        monkeypatch.setattr(module, name, value)
+    _stub_embedding(monkeypatch)
+    embedder = Embedder(model_info, threads=1)
+    embedder.count_tokens(["warm the tokenizer up"])
+
+    def measure(pages: int) -> tuple[int, int]:
+        site = tmp_path / f"site{pages}"
+        site.mkdir()
+        options = BuildOptions(site_dir=site, progress=False)
+        builder = IndexBuilder(options, embedders={model_info.sha256: embedder})
+        rng = random.Random(3)
+        tracemalloc.start()
+        start = tracemalloc.get_traced_memory()[0]
+        for n in range(pages):
+            builder.add(RawPage(f"/p{n}/", _html(rng)))
+        held = tracemalloc.get_traced_memory()[0] - start
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        builder.build()
+        peak = tracemalloc.get_traced_memory()[1] - before
+        tracemalloc.stop()
+        return held, peak
+
+    measure(20)  # caches and lazily loaded modules
+    (held_small, peak_small), (held_large, peak_large) = measure(120), measure(480)
+    held_per_page = (held_large - held_small) / 360
+    peak_per_page = (peak_large - peak_small) / 360
+    assert held_per_page < 400, held_per_page
+    assert peak_per_page < 2000, peak_per_page
