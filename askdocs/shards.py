@@ -90,6 +90,23 @@ class PageRecord:
     def public(self) -> bool:
         return not self.groups
 
+    def to_json(self) -> dict:
+        """`dataclasses.asdict(self)`, written out (it is called for every page of a build)."""
+        return {
+            "url": self.url,
+            "title": self.title,
+            "locale": self.locale,
+            "groups": self.groups,
+            "lastmod": self.lastmod,
+            "kind": self.kind,
+            "headings": [{"level": h.level, "text": h.text, "anchor": h.anchor} for h in self.headings],
+            "links": self.links,
+            "word_count": self.word_count,
+            "content_hash": self.content_hash,
+            "description": self.description,
+            "content": self.content,
+        }
+
     @classmethod
     def from_json(cls, data: dict) -> PageRecord:
         data = dict(data)
@@ -109,6 +126,19 @@ class ChunkRecord:
     hash: str
     text: str | None = None  # own text (FAQ pairs); sections slice the page content
 
+    def to_json(self) -> dict:
+        return {
+            "page": self.page,
+            "start": self.start,
+            "end": self.end,
+            "anchor": self.anchor,
+            "headings": self.headings,
+            "lastmod": self.lastmod,
+            "kind": self.kind,
+            "hash": self.hash,
+            "text": self.text,
+        }
+
     @classmethod
     def from_json(cls, data: dict) -> ChunkRecord:
         return cls(**data)
@@ -120,6 +150,9 @@ class FaqRecord:
     question: str
     answer: str
     anchor: str
+
+    def to_json(self) -> dict:
+        return {"page": self.page, "question": self.question, "answer": self.answer, "anchor": self.anchor}
 
     @classmethod
     def from_json(cls, data: dict) -> FaqRecord:
@@ -200,8 +233,13 @@ def build_time() -> str:
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
+
+
 def json_bytes(data: Any) -> bytes:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    """Shard JSON: keys sorted, no spaces, UTF-8 (`json.dumps` with those options; one encoder
+    for every call instead of a new one each)."""
+    return _JSON(data).encode("utf-8")
 
 
 def npy_bytes(array: np.ndarray) -> bytes:

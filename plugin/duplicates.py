@@ -18,12 +18,13 @@ import numpy as np
 from askdocs.plugin.extract import ExtractedPage, strip_links
 
 KEY_BYTES = 16
+_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def document_key(page: ExtractedPage) -> bytes:
     """The same 16 bytes for two pages exactly when their locale, groups and text (links
     aside) are the same (sha256 of all three; a collision is not a practical concern)."""
-    document = json.dumps([page.locale, list(page.groups), strip_links(page.content)], ensure_ascii=False)
+    document = _JSON([page.locale, list(page.groups), strip_links(page.content)])
     return hashlib.sha256(document.encode("utf-8", "surrogatepass")).digest()[:KEY_BYTES]
 
 

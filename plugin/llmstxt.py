@@ -128,7 +128,7 @@ class LlmsFiles:
             locale = self._locales[page.locale] = _Locale(page.locale, Path(self._folder.name), self.aliases)
         fallback = _one_line(_first_sentence(page.content))
         at = self._entries.append((page.url, page.title, page.kind, page.description, fallback))
-        locale.add(page, markdown, at)
+        locale.add(page, markdown, at, fallback)
 
     def close(self) -> None:
         try:
@@ -184,12 +184,13 @@ class _Locale:
         # as), else ("") the one with the shortest URL; (url, title, one-line summary) each.
         self.homes: dict[str, tuple[str, str, str]] = {}
 
-    def add(self, page: PageRecord, markdown: str, at: int) -> None:
+    def add(self, page: PageRecord, markdown: str, at: int, first_line: str) -> None:
+        """The page's Markdown, where its entry is, and its first sentence on one line."""
         self.body.write(("\n" + markdown).encode("utf-8"))
         self.in_folder = self.in_folder and page.url.startswith(self.folder_prefix)
         self.entries.append(at)
         self.described.append((hash(page.description) or 1) if page.description else 0)
-        home = (page.url, page.title, _one_line(page.description or _first_sentence(page.content)))
+        home = (page.url, page.title, _one_line(page.description) if page.description else first_line)
         for prefix in ("/", self.folder_prefix):
             if page.url == self.aliases.get(prefix, prefix):
                 self.homes[prefix] = home

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from array import array
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -82,7 +81,7 @@ class SetWriter:
     def add_page(self, page: PageRecord) -> int:
         """The next page (in URL order); returns its position, which its chunks refer to."""
         index = self._pages.count
-        self._pages.add(json_bytes(asdict(page)))
+        self._pages.add(json_bytes(page.to_json()))
         tree = {
             "title": page.title,
             "locale": page.locale,
@@ -105,7 +104,7 @@ class SetWriter:
         `body` its own text as the Lunr index has it. Returns its row (vectors, refs)."""
         assert self._page is not None and self._page[0] == chunk.page, "chunks follow their page"
         row = self._chunks.count
-        self._chunks.add(json_bytes(asdict(chunk)))
+        self._chunks.add(json_bytes(chunk.to_json()))
         locale = self._page[1]
         locale.lunr.add(LexicalDoc(str(row), page.title, " ".join(chunk.headings), body))
         locale.bm25.add(str(row), embed_text)
@@ -117,7 +116,7 @@ class SetWriter:
 
     def add_faq(self, faq: FaqRecord) -> None:
         assert self._page is not None and self._page[0] == faq.page, "FAQ pairs follow their page"
-        self._faq.write((b"," if self.faqs else b"") + json_bytes(asdict(faq)))
+        self._faq.write((b"," if self.faqs else b"") + json_bytes(faq.to_json()))
         self.faqs += 1
         questions = self._page[1].questions
         question = " ".join(faq.question.split())

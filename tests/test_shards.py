@@ -104,3 +104,16 @@ def test_a_format_2_set_is_still_read_its_title_vectors_left_unread(example_site
     (old / shards.MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(ShardError, match="reads versions 2, 3"):
         shards.load_shards(old)
+
+
+def test_records_to_json_are_their_dataclass_fields():
+    """The builder encodes records with `to_json`, written out for speed: it must stay `asdict`."""
+    from dataclasses import asdict
+
+    heading = shards.Heading(2, "Sección", "s")
+    page = shards.PageRecord("/a/", "A", "es", ["x"], None, "listing", [heading], ["/b/"], 3, "0f", "", "x")
+    chunk = shards.ChunkRecord(0, 4, 9, "s", ["Sección"], None, "faq", "ab", "Q\n\nA")
+    faq = shards.FaqRecord(0, "Q", "A", "s")
+    for record in (page, chunk, faq, shards.ChunkRecord(1, 0, 0, "", [], "2026-01-02", "section", "cd")):
+        assert record.to_json() == asdict(record)
+        assert type(record).from_json(record.to_json()) == record
