@@ -66,9 +66,9 @@ class Embedder:
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Model tokens of each text, special tokens excluded, without truncation
         (what truncation cut off comes back as `overflowing`)."""
-        if not texts:
-            return []
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        # One text at a time: a page's few pieces are too little work for the tokenizer's
+        # thread pool, whose threads then spin and wake between the build's calls.
+        encodings = [self._tokenizer.encode(text, add_special_tokens=False) for text in texts]
         return [len(e.ids) + sum(len(o.ids) for o in e.overflowing) for e in encodings]
 
     def token_ids(self, text: str) -> list[int]:
