@@ -196,9 +196,9 @@ class LunrWriter:
     index a bucket of terms at a time (the pairs grouped by term on disk, `spill.grouped`).
     """
 
-    def __init__(self, locale: str) -> None:
+    def __init__(self, locale: str, terms: TermCache | None = None) -> None:
         self._pipeline = pipeline_for(locale)
-        self._terms_of = _TermCache(self._pipeline.index_fns).__getitem__
+        self._terms_of = (terms if terms is not None else TermCache(locale)).__getitem__
         self._folder = tempfile.TemporaryDirectory(prefix="askdocs-lunr-")
         self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
         # Terms are numbered in order of first appearance (Builder.term_index), every field of
@@ -448,12 +448,13 @@ class _Refs:
 _LUNR_TOKEN = re.compile(f"[^{re.escape(SEPARATOR_CHARS)}]+")
 
 
-class _TermCache(dict):
-    """word -> the terms `Pipeline.run` makes of it as one token."""
+class TermCache(dict):
+    """word -> the terms the locale's index pipeline (`Pipeline.run`) makes of it as one token;
+    a locale's Lunr and BM25 writers may share one."""
 
-    def __init__(self, fns: tuple) -> None:
+    def __init__(self, locale: str) -> None:
         super().__init__()
-        self.fns = fns
+        self.fns = pipeline_for(locale).index_fns
 
     def __missing__(self, word: str) -> tuple[str, ...]:
         tokens = [Token(word)]
@@ -585,9 +586,9 @@ class BM25Writer:
     `write` writes what `Postings.meta_json` and `Postings.table` hold, the table sorted by
     term a bucket of terms at a time."""
 
-    def __init__(self, locale: str) -> None:
+    def __init__(self, locale: str, terms: TermCache | None = None) -> None:
         self._pipeline = pipeline_for(locale)
-        self._terms_of = _TermCache(self._pipeline.index_fns).__getitem__
+        self._terms_of = (terms if terms is not None else TermCache(locale)).__getitem__
         self._folder = tempfile.TemporaryDirectory(prefix="askdocs-bm25-")
         self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
         self._term_index: dict[str, int] = {}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from askdocs.lexical import BM25Writer, LexicalDoc, LunrWriter
+from askdocs.lexical import BM25Writer, LexicalDoc, LunrWriter, TermCache
 from askdocs.shards import ChunkRecord, FaqRecord, PageRecord, ShardWriter, json_bytes
 from askdocs.spill import BLOCK_ROWS, RecordFile, npy_header
 
@@ -164,8 +164,9 @@ class _Locale:
     """What a set writes per locale while its pages come by."""
 
     def __init__(self, writer: ShardWriter, locale: str, *, search: bool) -> None:
-        self.lunr = LunrWriter(locale)
-        self.bm25 = BM25Writer(locale)
+        terms = TermCache(locale)  # the same words: one cache of what the pipeline makes of them
+        self.lunr = LunrWriter(locale, terms)
+        self.bm25 = BM25Writer(locale, terms)
         self.questions: list[str] = []
         self.page_index = -1  # the last page's position among this locale's pages
         # What the browser needs to turn refs into links when it searches offline (public

@@ -402,7 +402,7 @@ def _bm25_reference(locale: str, docs) -> lexical.Postings:
     from itertools import chain
 
     pipeline = lexical.pipeline_for(locale)
-    terms_of = lexical._TermCache(pipeline.index_fns).__getitem__
+    terms_of = lexical.TermCache(locale).__getitem__
     refs, sizes, by_term = [], [], {}
     for doc, (ref, text) in enumerate(docs):
         words = lexical._LUNR_TOKEN.findall(lexical.lexical_text(text).lower())
