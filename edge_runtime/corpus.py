@@ -44,6 +44,8 @@ class LoadedSet:
     chunk_page: np.ndarray
     _heading_terms: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
     _sections: dict[int, list] = field(default_factory=dict, repr=False)
+    # What later steps compute once per loaded set (faqmatch's FAQ question vectors).
+    derived: dict = field(default_factory=dict, repr=False)
 
     def sections(self, page_index: int) -> list[tuple[int, str, str]]:
         """(offset in the page text, anchor, heading path "A › B") of each heading, cached.

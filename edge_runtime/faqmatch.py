@@ -19,10 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from askdocs.edge_runtime.corpus import ChunkRef
+from askdocs.edge_runtime.corpus import ChunkRef, LoadedSet
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.query import Query
 from askdocs.edge_runtime.scope import Scope
+
+from askdocs.embedder import Embedder
 
 MIN_FAQS = 4
 
@@ -52,20 +54,33 @@ def faq_questions(scope: Scope, embedder: QueryEmbedder, locale: str) -> FaqQues
 
 def _build(scope: Scope, embedder: QueryEmbedder, locale: str) -> FaqQuestions | None:
     model = embedder.embedder_for(locale)
-    refs, questions = [], []
+    refs, rows = [], []
     for set_index, loaded in enumerate(scope.corpus.sets):
         visible = scope.chunk_mask(set_index, locale)
-        for position, chunk in enumerate(loaded.chunks):
-            if chunk.kind == "faq" and visible[position] and chunk.headings:
+        positions, vectors = _set_questions(loaded, model)
+        for position, vector in zip(positions, vectors, strict=True):
+            if visible[position]:
                 refs.append(ChunkRef(set_index, position))
-                questions.append(chunk.headings[0])
+                rows.append(vector)
     if len(refs) < MIN_FAQS:
         return None
-    vectors = np.asarray(model.embed_queries(questions), dtype=np.float32)
+    vectors = np.asarray(rows, dtype=np.float32)
     similar = vectors @ vectors.T
     np.fill_diagonal(similar, -1.0)
     closest = float(similar.max())
     return FaqQuestions(refs, vectors, (1.0 + closest) / 2)
+
+
+def _set_questions(loaded: LoadedSet, model: Embedder) -> tuple[list[int], np.ndarray]:
+    """Every FAQ question of a shard set embedded with one model, once per loaded set (readers
+    with other groups reuse it; which of them a reader sees is the scope's business)."""
+    key = ("faq_questions", model.info.sha256)
+    if key not in loaded.derived:
+        positions = [i for i, chunk in enumerate(loaded.chunks) if chunk.kind == "faq" and chunk.headings]
+        questions = [loaded.chunks[i].headings[0] for i in positions]
+        vectors = model.embed_queries(questions) if questions else np.zeros((0, model.dim), np.float32)
+        loaded.derived[key] = (positions, np.asarray(vectors, dtype=np.float32))
+    return loaded.derived[key]
 
 
 def duplicate_faq(scope: Scope, embedder: QueryEmbedder | None, query: Query) -> FaqMatch | None:

@@ -81,6 +81,14 @@ class Query:
     def normalized(self) -> str:
         return " ".join(self.text.lower().split())
 
+    @property
+    def lexical_text(self) -> str:
+        """What BM25 matches: a follow-up's meaning needs the question it follows (the dense
+        model reads both), but its own words say what is new; the previous question's words
+        would make BM25 find the previous answer again (follow-ups of the tuning sets: R@1 of
+        the fusion 0.76 -> 0.84)."""
+        return self.message if self.history and self.text != self.message else self.text
+
 
 def identifier_tokens(text: str) -> tuple[str, ...]:
     """Tokens that name something exactly: flags, env vars, codes, dotted names."""

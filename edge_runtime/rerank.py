@@ -161,7 +161,7 @@ def _rrf(rank: int | None, k: int = 60) -> float:
 def _fill_lexical(scope: Scope, query: Query, candidates: list[Candidate]) -> None:
     from askdocs.lexical import query_tokens
 
-    tokens = query_tokens(query.text)
+    tokens = query_tokens(query.lexical_text)  # the BM25 scores the lexical retriever gives
     for set_index, loaded in enumerate(scope.corpus.sets):
         index = loaded.lexical.get(query.locale)
         todo = [c for c in candidates if c.ref.set == set_index and c.lexical_score is None]

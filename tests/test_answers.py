@@ -128,3 +128,62 @@ def test_a_question_the_faq_asks_in_other_words_is_matched_to_it(docs):
         assert duplicate_faq(docs.scope, docs.embedder, question(docs, other, "en")) is None, other
     result = ask(docs, "Does Tallyfox send any telemetry back to Kestrel?")
     assert result.extra["faq_match"]["url"].startswith("/faq/#does-tallyfox-send-any-data-to-kestrel")
+
+
+def _thin_site(root):
+    """Three English pages and one Spanish page: a locale with a single passage."""
+    pages = {
+        "index.html": (
+            "en",
+            "Foxdocs",
+            "<h1>Foxdocs</h1><p>Foxdocs collects metrics with a small agent.</p>",
+        ),
+        "install/index.html": (
+            "en",
+            "Install",
+            "<h1>Install</h1><h2 id='with-pip'>Install with pip</h2>"
+            "<p>Run <code>pip install foxdocs-agent</code>. The agent listens on port 7431.</p>",
+        ),
+        "support/index.html": ("en", "Support", "<h1>Support</h1><p>Email support@foxdocs.dev for help.</p>"),
+        "es/instalar/index.html": (
+            "es",
+            "Instalar",
+            "<h1>Instalar</h1><h2 id='con-pip'>Instalar con pip</h2>"
+            "<p>Ejecuta <code>pip install foxdocs-agent</code>. El agente escucha en el puerto 7431.</p>",
+        ),
+    }
+    for rel, (lang, title, body) in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title></head>'
+            f"<body><main>{body}</main></body></html>",
+            encoding="utf-8",
+        )
+
+
+def test_a_locale_of_one_page_is_answered_and_still_refuses(tmp_path, multilingual_info):
+    """One Spanish passage has no spread to stand out from: the confidence must still tell an
+    answer (the page says it) from a question the docs never touch."""
+    from askdocs.edge_runtime.corpus import load_corpus
+    from askdocs.edge_runtime.scope import Reader, make_scope
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.sitedir import build_site
+
+    site = tmp_path / "site"
+    _thin_site(site)
+    build_site(BuildOptions(site_dir=site, default_locale="en", progress=False, llms_txt=False))
+    corpus, embedder = load_corpus(str(site / "_askdocs"), None)
+    thin = Docs(make_scope(corpus, Reader.public()), embedder)
+    for message in ("¿Cómo instalo el agente con pip?", "¿En qué puerto escucha el agente?"):
+        result = ask(thin, message, locale="es")
+        assert result.answered, (message, result.confidence, result.text)
+        assert cited(result)[0] == "/es/instalar/#con-pip", cited(result)
+    assert "7431" in ask(thin, "¿En qué puerto escucha el agente?", locale="es").text
+    for message in (
+        "¿Cuánto cuesta el plan empresarial por usuario?",
+        "¿Cómo configuro el proxy corporativo?",
+    ):
+        assert not ask(thin, message, locale="es").answered, message
+    assert ask(thin, "How do I install the agent with pip?").answered
+    assert not ask(thin, "What does the enterprise plan cost per seat?").answered
