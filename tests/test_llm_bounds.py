@@ -247,22 +247,18 @@ def test_a_reader_who_hangs_up_stops_the_upstream_stream(llm_server, fake_llm):
     rss = []
     for question in HANG_UP_QUESTIONS:  # asked nowhere else: no cached answer can short-cut the model
         fake_llm.script(Reply(endless=True, endless_pause=0.05, max_seconds=60))
+        begun = fake_llm.started
         body = {"message": question}
         with httpx.stream("POST", llm_server.url + "/api/chat", json=body, timeout=30) as response:
-            seen = []
-            for line in response.iter_lines():
+            seen, lines = [], response.iter_lines()
+            for line in lines:
                 seen.append(line)
-                if line.startswith("event: token"):
+                if seen[-2:-1] == ["event: token"]:
                     break
-            # Said when it fails: a refusal or a fallback (the stream before the first token) is
-            # not the reader hanging up on the model.
-            assert fake_llm.active == 1 and len(fake_llm.requests) == 1, (
-                question,
-                fake_llm.active,
-                fake_llm.started,
-                len(fake_llm.requests),
-                seen[-12:],
-            )
+            # The reader is reading the model's stream (not a refusal or a fallback) when it hangs up.
+            token = json.loads(seen[-1].removeprefix("data: "))["text"] if seen else ""
+            assert fake_llm.started == begun + 1 and len(fake_llm.requests) == 1, (question, seen[-12:])
+            assert "more and more text" in token, (question, seen[-12:])
         assert fake_llm.wait_idle(1.5), "the runtime kept reading the upstream stream"
         rss.append(rss_mb(llm_server.process.pid))
     assert rss[-1] - rss[0] < 50, rss
