@@ -181,7 +181,42 @@ _POSTINGS_PER_BUCKET = 1 << 17  # postings sorted in memory at once (a term with
 _WORK_ROWS = 1 << 14  # postings turned into JSON or weights at once
 
 
-class LunrWriter:
+class _TermPairs:
+    """What both on-disk index writers share: terms numbered in order of first appearance,
+    each text's (term number, count) pairs spilled to a temporary file, and per term how many
+    texts hold it. The texts' words are what lunr's tokenizer and the locale's pipeline make
+    of them (`TermCache`, shared by a locale's writers)."""
+
+    def __init__(self, locale: str, terms: TermCache | None, prefix: str) -> None:
+        self._pipeline = pipeline_for(locale)
+        self._terms_of = (terms if terms is not None else TermCache(locale)).__getitem__
+        self._folder = tempfile.TemporaryDirectory(prefix=prefix)
+        self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
+        self._term_index: dict[str, int] = {}
+        self._held = array("q")  # per term: the texts holding it
+
+    def _count(self, text: str, pairs: array) -> tuple[int, int]:
+        """Append the text's (term number, count) pairs to `pairs`: (distinct terms, terms)."""
+        term_index, held = self._term_index, self._held
+        # lunr's Tokenizer lowercases the whole string, then splits it on its separators.
+        words = _LUNR_TOKEN.findall(lexical_text(text).lower())
+        tf = Counter(chain.from_iterable(map(self._terms_of, words)))
+        for term, freq in tf.items():
+            number = term_index.get(term)
+            if number is None:
+                number = term_index[term] = len(held)
+                held.append(0)
+            held[number] += 1
+            pairs.append(number)
+            pairs.append(freq)
+        return len(tf), sum(tf.values())
+
+    def _close(self) -> None:
+        self._pairs.close()
+        self._folder.cleanup()
+
+
+class LunrWriter(_TermPairs):
     """A Lunr index made one document at a time and written as the JSON lunr.js loads:
     `dumps` of what lunr.py's `Builder` serialises, byte for byte (`_build_index_reference`,
     kept for the tests), three to four times faster.
@@ -197,44 +232,28 @@ class LunrWriter:
     """
 
     def __init__(self, locale: str, terms: TermCache | None = None) -> None:
-        self._pipeline = pipeline_for(locale)
-        self._terms_of = (terms if terms is not None else TermCache(locale)).__getitem__
-        self._folder = tempfile.TemporaryDirectory(prefix="askdocs-lunr-")
-        self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
         # Terms are numbered in order of first appearance (Builder.term_index), every field of
-        # every document counted, including one a repeated ref later overwrites.
-        self._term_index: dict[str, int] = {}
-        self._held = array("q")  # per term: the (field, document) pairs holding it
+        # every document counted, including one a repeated ref later overwrites; a term's
+        # holders are (field, document) pairs.
+        super().__init__(locale, terms, "askdocs-lunr-")
         self._row_terms = array("i")  # per document and field: distinct terms, and terms
         self._row_length = array("i")
         self._refs = _Refs(b":{},")  # each ref as the inverted index keys it
 
     def add(self, doc: LexicalDoc) -> None:
-        term_index, held, terms_of, tokens = self._term_index, self._held, self._terms_of, _LUNR_TOKEN.findall
         self._refs.add(str(doc.ref))
         pairs = array("i")
         for name in _FIELD_NAMES:
-            # lunr's Tokenizer lowercases the whole string, then splits it on its separators.
-            words = tokens(lexical_text(getattr(doc, name)).lower())
-            tf = Counter(chain.from_iterable(map(terms_of, words)))
-            for term, freq in tf.items():
-                number = term_index.get(term)
-                if number is None:
-                    number = term_index[term] = len(held)
-                    held.append(0)
-                held[number] += 1
-                pairs.append(number)
-                pairs.append(freq)
-            self._row_terms.append(len(tf))
-            self._row_length.append(sum(tf.values()))
+            distinct, length = self._count(getattr(doc, name), pairs)
+            self._row_terms.append(distinct)
+            self._row_length.append(length)
         self._pairs.extend(pairs)
 
     def write(self, out: BinaryIO) -> None:
         try:
             self._write(out)
         finally:
-            self._pairs.close()
-            self._folder.cleanup()
+            self._close()
 
     def _write(self, out: BinaryIO) -> None:
         fields = len(FIELDS)
@@ -576,7 +595,7 @@ def bm25_postings(locale: str, docs: Iterable[tuple[str, str]]) -> Postings:
     return Postings.from_files(json.loads(meta.getvalue()), np.load(table, allow_pickle=False))
 
 
-class BM25Writer:
+class BM25Writer(_TermPairs):
     """Okapi BM25 (k1 = 1.2, b = 0.75) over whole texts, one field, precomputed per (term, doc):
     the runtime's lexical retriever. Terms are what the locale's Lunr index pipeline makes of
     the words (trimmer, stop words, stemmer), so both indexes agree on what a term is.
@@ -587,40 +606,24 @@ class BM25Writer:
     term a bucket of terms at a time."""
 
     def __init__(self, locale: str, terms: TermCache | None = None) -> None:
-        self._pipeline = pipeline_for(locale)
-        self._terms_of = (terms if terms is not None else TermCache(locale)).__getitem__
-        self._folder = tempfile.TemporaryDirectory(prefix="askdocs-bm25-")
-        self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
-        self._term_index: dict[str, int] = {}
-        self._held = array("q")  # documents holding each term
+        super().__init__(locale, terms, "askdocs-bm25-")
         self._doc_terms = array("i")  # distinct terms of each document
         self._sizes = array("d")  # each document's length in terms
         self._refs = _Refs(b",")
 
     def add(self, ref: str, text: str) -> None:
-        term_index, held = self._term_index, self._held
-        words = _LUNR_TOKEN.findall(lexical_text(text).lower())
-        tf = Counter(chain.from_iterable(map(self._terms_of, words)))
         pairs = array("i")
-        for term, freq in tf.items():
-            number = term_index.get(term)
-            if number is None:
-                number = term_index[term] = len(held)
-                held.append(0)
-            held[number] += 1
-            pairs.append(number)
-            pairs.append(freq)
+        distinct, length = self._count(text, pairs)
         self._pairs.extend(pairs)
-        self._doc_terms.append(len(tf))
-        self._sizes.append(sum(tf.values()))
+        self._doc_terms.append(distinct)
+        self._sizes.append(length)
         self._refs.add(str(ref))
 
     def write(self, meta: BinaryIO, table: BinaryIO) -> None:
         try:
             self._write(meta, table)
         finally:
-            self._pairs.close()
-            self._folder.cleanup()
+            self._close()
 
     def _write(self, meta: BinaryIO, table: BinaryIO) -> None:
         terms = sorted(self._term_index)
