@@ -136,7 +136,9 @@ class Server:
         )
         self._wait()
 
-    def _wait(self, timeout: float = 60) -> None:
+    def _wait(self, timeout: float = 120) -> None:
+        # It starts in ~5 s here; once in a full run on this 2-core machine it took over 60 s
+        # (then answered): the wait is generous, and a server that never came up is stopped.
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.process.poll() is not None:
@@ -147,7 +149,8 @@ class Server:
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
-        raise AssertionError(f"server did not start:\n{self.log_path.read_text()}")
+        self.stop()
+        raise AssertionError(f"server did not start in {timeout:.0f} s:\n{self.log_path.read_text()}")
 
     def output(self) -> str:
         self.log.flush()
