@@ -61,7 +61,16 @@ HELD_OUT = (
     DevSet("click", "click", ("heldout/click.jsonl",), "held-out"),
     DevSet("marshmallow", "marshmallow", ("heldout/marshmallow.jsonl",), "held-out"),
 )
-GROUPS = {"tuning": TUNING, "held-out": HELD_OUT}
+# A second held-out group from a later stop: three sites of other generators and subjects
+# (Debian's rendered -doc packages: Django REST framework on MkDocs, BorgBackup and Knot
+# Resolver on Sphinx with `.html` URLs), questions written by an author who never ran
+# askdocs; fetched by scripts/fetch_fresh.sh. Only measured, never tuned on.
+FRESH = (
+    DevSet("drf", "drf", ("fresh/drf.jsonl",), "fresh"),
+    DevSet("borg", "borg", ("fresh/borg.jsonl",), "fresh"),
+    DevSet("knot-resolver", "knot-resolver", ("fresh/knot-resolver.jsonl",), "fresh"),
+)
+GROUPS = {"tuning": TUNING, "held-out": HELD_OUT, "fresh": FRESH}
 
 
 def built(sets: tuple[DevSet, ...]) -> list[DevSet]:

@@ -7,7 +7,8 @@ Checks (stdlib only):
   * every line parses as a JSON object, ids are unique;
   * required fields are present and well typed (id, question, locale,
     gold_urls, kind; optional needs_all, answer_facts, history);
-  * every gold url exists as a page: <SITE_DIR>/<url>/index.html;
+  * every gold url exists as a page: <SITE_DIR>/<url>/index.html, or the file
+    itself for a url naming one (/usage/prune.html);
   * every answer fact (alternatives split on "|", one must match) appears,
     case-insensitively, in the rendered text (HTML tags stripped) of at least
     one gold page;
@@ -35,11 +36,18 @@ _SPACE = re.compile(r"\s+")
 _page_cache = {}
 
 
+def page_file(site, url):
+    """The HTML file a site-root-relative url is served from."""
+    if url.endswith(".html"):
+        return os.path.join(site, url.strip("/"))
+    return os.path.join(site, url.strip("/"), "index.html")
+
+
 def page_text(site, url):
     """Rendered text of the page for `url`, or None if it does not exist."""
     if url in _page_cache:
         return _page_cache[url]
-    path = os.path.join(site, url.strip("/"), "index.html")
+    path = page_file(site, url)
     text = None
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as f:
@@ -111,7 +119,7 @@ def check(questions_path, site):
         texts = []
         for url in gold:
             if not isinstance(url, str) or not url.startswith("/") \
-                    or not url.endswith("/") or "#" in url:
+                    or not url.endswith(("/", ".html")) or "#" in url:
                 problems.append(f"{where}: bad gold url {url!r}")
                 continue
             if locale == "es" and not url.startswith("/es/"):
@@ -121,7 +129,7 @@ def check(questions_path, site):
             t = page_text(site, url)
             if t is None:
                 problems.append(f"{where}: gold url {url} has no "
-                                f"{os.path.join(site, url.strip('/'), 'index.html')}")
+                                f"{page_file(site, url)}")
             else:
                 texts.append(t)
         if len(set(gold)) != len(gold):

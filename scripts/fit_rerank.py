@@ -9,7 +9,8 @@ model fitted on the others, through the real `hybrid_search`. Then the model
 fitted on all tuning corpora, to paste into `rerank.RERANKER`.
 
     .venv/bin/python scripts/fit_rerank.py            (after scripts/eval.sh --no-chat built the sites)
-    .venv/bin/python scripts/fit_rerank.py --held-out (also measure the held-out sets, never fitted on)
+    .venv/bin/python scripts/fit_rerank.py --held-out [--fresh] (also measure the held-out sets,
+                                                    never fitted on)
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def print_table(table) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--held-out", action="store_true", help="also measure the held-out sets")
+    parser.add_argument("--fresh", action="store_true", help="also measure the fresh held-out sets")
     parser.add_argument("--json", help="write the tables here")
     parser.add_argument("--features", help="comma-separated subset of rerank.FEATURES to fit")
     parser.add_argument("--l2", type=float, default=L2)
@@ -116,10 +118,11 @@ def main() -> None:
         print(f"fitted without {held}: {shown}")
     w = fit([(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()], args.l2, keep=keep)
     final = rerank.Reranker("fitted", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
-    if args.held_out:
-        for dev in devsets.built(devsets.HELD_OUT):
+    measured = [("held-out", args.held_out), ("fresh", args.fresh)]
+    for group in [name for name, wanted in measured if wanted]:
+        for dev in devsets.built(devsets.GROUPS[group]):
             searcher = _Searcher(dev.site, dev.private)
-            measure(searcher, [q for q in dev.load() if q.answerable], final, table, "held-out")
+            measure(searcher, [q for q in dev.load() if q.answerable], final, table, group)
     print_table(table)
     weights = {f: round(float(v), 3) for f, v in zip(rerank.FEATURES, w, strict=True)}
     print(f"\nRERANKER weights fitted on all tuning sets:\n{json.dumps(weights, indent=4)}")

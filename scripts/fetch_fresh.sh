@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Fetches the three "fresh" held-out documentation sites (evals/fresh/) from
+# Debian's rendered -doc packages into .artifacts/eval/<name>/, each a
+# self-contained static site with index.html at its root.
+#   scripts/fetch_fresh.sh [NAME...]     names: drf borg knot-resolver (default all)
+# Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
+# .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
+# JS/CSS/fonts shared from other Debian packages) are dropped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-.artifacts/eval}
+
+# name  package=version  HTML root inside the package
+CORPORA="
+drf            python-djangorestframework-doc=3.14.0-2+deb12u1  usr/share/doc/python3-djangorestframework/html
+borg           borgbackup-doc=1.2.4-1                           usr/share/doc/borgbackup/html
+knot-resolver  knot-resolver-doc=5.6.0-1+deb12u1                usr/share/doc/knot-resolver
+"
+
+NAMES=("$@")
+[ ${#NAMES[@]} -gt 0 ] || NAMES=(drf borg knot-resolver)
+
+TMP=$(mktemp -d)
+chmod 755 "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+
+for name in "${NAMES[@]}"; do
+  line=$(echo "$CORPORA" | awk -v n="$name" '$1 == n')
+  if [ -z "$line" ]; then
+    echo "fetch_fresh: unknown corpus '$name' (known: drf borg knot-resolver)" >&2
+    exit 2
+  fi
+  read -r _ pkgver root <<<"$line"
+  work="$TMP/$name"
+  mkdir -p "$work/x"
+  chmod 777 "$work"   # apt-get download runs as the _apt user and writes here
+  echo "== $name: apt-get download $pkgver"
+  if ! (cd "$work" && apt-get download "$pkgver" >/dev/null); then
+    echo "fetch_fresh: 'apt-get download $pkgver' failed." >&2
+    echo "  Run 'apt-get update' first; the pinned version must still be in the archive" >&2
+    echo "  (check with: apt-cache policy ${pkgver%%=*})." >&2
+    exit 1
+  fi
+  dpkg -x "$work"/*.deb "$work/x"
+  find "$work/x/$root" -xtype l -delete          # drop dangling symlinks
+  dest="$OUT/$name"
+  rm -rf "$dest"
+  mkdir -p "$OUT"
+  cp -rL "$work/x/$root" "$dest"
+  pages=$(find "$dest" -name '*.html' | wc -l)
+  echo "   -> $dest ($pages HTML files, index: $dest/index.html)"
+done
