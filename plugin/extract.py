@@ -1,7 +1,9 @@
 """Rendered HTML → what a reader sees: main content as Markdown-ish text, plus page facts.
 
 Works on plain strings/bytes so it is testable without any generator. The
-main content is the page's `article` / `[role=main]` / `main`; without one,
+main content is the page's `article` / `[role=main]` / `main` (or a theme's
+`#main-content`-style container); without one, the smallest container that
+holds most of its readable text (code included); only when that fails,
 trafilatura's boilerplate removal picks it. Navigation, TOC, breadcrumbs,
 "edit this page", search boxes and similar UI are dropped; code blocks are
 kept verbatim, tables as pipe rows, admonitions as labelled paragraphs.
@@ -143,7 +145,27 @@ CODE_JUNK = ", ".join(
 )
 # Heading anchors that themes append or prepend ("¶", "#", "🔗", or an empty link).
 _ANCHOR_MARKS = "¶§🔗#\u200b\ufeff"
-MAIN_SELECTORS = ("article", "[role=main]", "main", "#content", ".content", ".document")
+MAIN_SELECTORS = (
+    "article",
+    "[role=main]",
+    "main",
+    "#main-content",
+    "#content",
+    ".content",
+    ".main-content",
+    ".document",
+)
+# The text a reader reads (for finding the content container when no selector names it).
+_READABLE = "p, pre, li, td, dd, blockquote"
+_CHROME = (
+    "nav, header, footer, aside, dialog, [role=navigation], [role=banner], [role=contentinfo], "
+    "[role=dialog], [role=search], .modal"
+)
+# A page's content is not one code block or one list, however long.
+_NOT_CONTAINERS = frozenset(
+    "p pre code li ul ol dl dd table thead tbody tr td blockquote".split()
+)
+MAIN_SHARE = 0.7  # of the page's readable text, the content container must hold
 TRACKING_PARAMS = re.compile(
     r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I
 )
@@ -554,6 +576,55 @@ def _select_main(tree: LexborHTMLParser) -> LexborNode | None:
     return None
 
 
+def _letters(text: str) -> int:
+    return len(text) - sum(1 for c in text if c.isspace())
+
+
+def _densest_container(tree: LexborHTMLParser) -> LexborNode | None:
+    """The smallest element holding MAIN_SHARE of the text readers read on the page
+    (paragraphs, code, list items, cells, less their link text; not navigation, banners,
+    footers or dialogs): the content column of a theme no selector names (Bootstrap's
+    `span9`, a bare `div`). None when no element below <body> holds that much."""
+    body = tree.body
+    if body is None:
+        return None
+    chrome = {n.mem_id for n in body.css(_CHROME)}
+    counts: dict[int, int] = {}  # element -> readable letters inside it
+    for item in body.css(_READABLE):
+        inner = item.css(_READABLE)  # (selectolax includes the node itself)
+        if any(n.mem_id != item.mem_id for n in inner):
+            continue  # counted in the items it holds (a nested list's items)
+        # Link text is navigation (a menu, a sidebar's table of contents), not reading.
+        links = sum(_letters(a.text(deep=True)) for a in item.css("a"))
+        letters = _letters(item.text(deep=True)) - links
+        path, node = [], item
+        while node is not None and node.tag not in ("body", "html"):
+            if node.mem_id in chrome:
+                path = []
+                break
+            path.append(node.mem_id)
+            node = node.parent
+        if letters > 0 and path:
+            for mem_id in path:
+                counts[mem_id] = counts.get(mem_id, 0) + letters
+    whole = sum(counts.get(child.mem_id, 0) for child in body.iter())
+    if not whole:
+        return None
+    node, found = body, None
+    while True:
+        child = next(
+            (
+                c
+                for c in node.iter()
+                if counts.get(c.mem_id, 0) >= MAIN_SHARE * whole and c.tag not in _NOT_CONTAINERS
+            ),
+            None,
+        )
+        if child is None:
+            return found
+        node = found = child
+
+
 def _meta(tree: LexborHTMLParser, name: str) -> str | None:
     for node in tree.css("meta"):
         attrs = node.attributes
@@ -675,6 +746,12 @@ def extract(
     description = _clean(_meta(tree, "description") or "")
 
     main = _select_main(tree)
+    if main is None:
+        main = _densest_container(tree)
+        if main is not None:
+            warnings.append(
+                f"no <main>/<article> element; took the <{main.tag}> holding most of the page's text"
+            )
     if main is None:
         main = _trafilatura_main(text)
         if main is not None:

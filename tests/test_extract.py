@@ -123,19 +123,49 @@ def test_broken_and_non_utf8_html_never_raise():
     assert extract(b"", "/empty/").warnings
 
 
-def test_page_without_main_uses_boilerplate_removal():
+def test_page_without_main_takes_the_container_holding_its_text():
+    """A theme that marks no main element (Bootstrap's `span9`, as in Django REST framework's
+    MkDocs theme): the smallest element holding most of the page's readable text, code
+    included; menus, the sidebar's table of contents, a search dialog and the footer stay out."""
+    menu = "".join(f"<li><a href='/p{i}/'>Menu entry number {i}</a></li>" for i in range(30))
+    toc = "".join(f"<li><a href='#s{i}'>Section heading {i}</a></li>" for i in range(12))
     paragraphs = "".join(
-        f"<p>Paragraph {i} explains how the quokka scheduler batches work "
-        f"items for throughput and fairness.</p>"
-        for i in range(8)
+        f"<p>Paragraph {i} explains how the quokka scheduler batches work items.</p>" for i in range(6)
+    )
+    html = (
+        "<html><body><div class='wrapper'>"
+        f"<div class='navbar'><ul class='nav'>{menu}</ul></div>"
+        "<div class='modal' role='dialog'><p>Type your search terms here and press enter to see "
+        "results from the whole documentation site.</p></div>"
+        "<div class='body-content'><div class='row'>"
+        f"<div class='span3'><ul class='side-nav'>{toc}</ul></div>"
+        f"<div class='span9'><h1>Scheduler</h1>{paragraphs}"
+        "<pre><code>QUOKKA_BATCH = 64\nscheduler.run()</code></pre></div>"
+        "</div></div></div><footer><p>Copyright the quokka authors, all rights reserved.</p></footer>"
+        "</body></html>"
+    )
+    page = extract(html, "/scheduler/")
+    assert "Paragraph 5 explains" in page.content
+    assert "QUOKKA_BATCH = 64" in page.content
+    for chrome in ("Menu entry", "Section heading", "search terms", "Copyright"):
+        assert chrome not in page.content
+    assert any("holding most of the page's text" in w for w in page.warnings)
+
+
+def test_page_without_any_content_container_uses_boilerplate_removal():
+    """No element holds most of the text (columns side by side under <body>): trafilatura."""
+    column = "".join(
+        f"<p>Paragraph {i} explains how the quokka scheduler batches work items for throughput "
+        f"and fairness.</p>"
+        for i in range(4)
     )
     html = (
         f"<html><body><div class='menu'><a href='/a'>A</a> <a href='/b'>B</a></div>"
-        f"<div class='post'><h1>Scheduler</h1>{paragraphs}</div>"
+        f"<h1>Scheduler</h1><div class='left'>{column}</div><div class='right'>{column}</div>"
         f"<div class='footer'>Copyright links</div></body></html>"
     )
     page = extract(html, "/scheduler/")
-    assert "Paragraph 7 explains" in page.content
+    assert "Paragraph 3 explains" in page.content
     assert any("trafilatura" in w for w in page.warnings)
 
 
