@@ -47,6 +47,13 @@ _POINTER = re.compile(
     r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
 )
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
+# A sentence that announces code ("such as this example", "like this", "as follows"): the code
+# it announces is part of what it says.
+_EXAMPLE = re.compile(
+    r"\b(this\s+example|example\s+below|for\s+example|like\s+this|as\s+follows|the\s+following|e\.g\.|"
+    r"for\s+instance|este\s+ejemplo|por\s+ejemplo|como\s+este|lo\s+siguiente|as[ií])\b",
+    re.I,
+)
 # Questions that ask for an amount (a size, a count, a duration, a version): the unit that
 # states a number answers them, not the sentence that talks about the subject.
 _QUANTITY = re.compile(
@@ -184,6 +191,8 @@ def compose(
     first = _group(ranked[0], units, query, stale, pool[ranked[0].evidence].kind)
     groups = [first]
     second = _second_part(query, ranked, first, pool, terms_of, term_weights or {})
+    if second is None:
+        second = _same_page_part(ranked, first, pool)
     extra = ([second] if second is not None else []) + _named_parts(query, ranked, groups, second, pool)
     for unit in extra:
         home = next((g for g in groups if g.evidence == unit.evidence), None)
@@ -307,7 +316,10 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         if unit.kind == "code":
             # How-to questions get the example; the sentences after it still qualify the lead
             # ("... returns a 500 instead.", "Note that ..."): tuning sets, fact recall +0.01.
-            if _PROCEDURAL.search(query.message) and not any(u.kind == "code" for u in group.support):
+            wanted = _PROCEDURAL.search(query.message) or _EXAMPLE.search(
+                " ".join(u.text for u in [lead, *group.support][-2:])
+            )
+            if wanted and not any(u.kind == "code" for u in group.support):
                 group.support.append(unit)
             continue
         if unit.kind == "row" or words >= CONTEXT_WORDS:
@@ -332,6 +344,22 @@ def _continuation(following: list[Unit]) -> list[Unit]:
             break
         out.append(unit)
     return out
+
+
+SAME_PAGE_RATIO = 0.35  # tuning sets: fact recall 0.577 -> 0.614 at 0.35-0.5, citation precision unchanged
+
+
+def _same_page_part(ranked: list[Unit], first: _Group, pool) -> Unit | None:
+    """The best unit of another section of the lead's page, when it scores near the lead."""
+    lead = first.leads[0]
+    page = pool[first.evidence].page_url
+    taken = {id(u) for u in first.units}
+    for unit in ranked:
+        if unit.score < SAME_PAGE_RATIO * lead.score:
+            return None
+        if unit.evidence != first.evidence and pool[unit.evidence].page_url == page and id(unit) not in taken:
+            return unit
+    return None
 
 
 def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit | None:

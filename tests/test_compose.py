@@ -146,3 +146,45 @@ def test_framing_words_are_not_evidence_and_an_unknown_name_lowers_confidence():
     confidence, signals = assess(outcome_for(ask, pool, 0.3), pool, ask, weights)
     assert confidence < 0.3, signals
     assert "kerbero" in " ".join(signals["missing_terms"])
+
+
+SERVER_TLS = """## HTTPS
+
+The server can answer over HTTPS when it is given a private key and a certificate for the host."""
+
+SERVER_TLS_OPTIONS = """## HTTPS options
+
+To serve HTTPS, pass the server's private key with `--ssl-keyfile` and its certificate with
+`--ssl-certfile`."""
+
+
+def test_another_section_of_the_same_page_completes_the_answer():
+    """The best section says what is possible, the next one on the same page how: both are
+    quoted, each with its own source (one page cited; no other page brought in)."""
+    ask = query("How do I make the server answer over HTTPS with my key and certificate?")
+    pool = [
+        evidence("/deployment/#https", "Deployment", "HTTPS", SERVER_TLS),
+        evidence("/deployment/#https-options", "Deployment", "HTTPS options", SERVER_TLS_OPTIONS, 0.9, 1),
+        evidence("/settings/#logging", "Settings", "Logging", "Use `--log-level` to set how much the server logs.",
+                 0.85, 2),
+    ]
+    composition = compose(ask, pool)
+    text = rendered(composition)
+    assert "--ssl-keyfile" in text and "private key and a certificate" in text, text
+    assert [e.url for e in composition.cited] == ["/deployment/#https", "/deployment/#https-options"]
+
+
+EXAMPLE_HOOKS = """## Event hooks
+
+You can also use these hooks to install response processing code, such as this
+example, which creates a client that always raises on 4xx and 5xx responses.
+
+```python
+client = httpx.Client(event_hooks={'response': [raise_on_4xx_5xx]})
+```"""
+
+
+def test_a_sentence_that_announces_an_example_brings_the_example():
+    ask = query("I want every error reply to throw for all calls made by my client")
+    composition = compose(ask, [evidence("/advanced/event-hooks/", "Event Hooks", "Event hooks", EXAMPLE_HOOKS)])
+    assert "event_hooks={'response'" in rendered(composition)
