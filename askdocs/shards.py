@@ -35,6 +35,7 @@ import io
 import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
 import weakref
@@ -62,6 +63,25 @@ MANIFEST = "manifest.json"
 PRIVATE_HTML_DIR = "html"
 MAX_PART_BYTES = 8 * 1024 * 1024
 READ_BYTES = 1 << 18  # what a file written piece by piece is made of at a time
+
+# The site's support page (where escalations and refusals point): its title says only that
+# ("Contact support", "Support", "Getting help", "Contactar con soporte"), or its path ends in
+# such a name (/contact/, /es/soporte/, /help.html). Pages that merely mention support in
+# their title ("Async Support", "Editor Support", "Unicode Support") are documentation.
+_SUPPORT_TITLE = re.compile(
+    r"(contact(ing)?( us| support| the team)?|support|(get|getting) help|help ?desk|"
+    r"soporte|contacto|contactar( con)?( el)? soporte|ayuda|obtener ayuda)",
+    re.I,
+)
+_SUPPORT_PATH = re.compile(
+    r"(contact|contact-us|support|help|helpdesk|help-desk|get-help|getting-help|soporte|contacto|ayuda)"
+)
+
+
+def is_support_page(url: str, title: str) -> bool:
+    segment = url.split("#")[0].split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+    segment = segment.removesuffix(".html").lower()
+    return bool(_SUPPORT_TITLE.fullmatch(title.strip())) or bool(_SUPPORT_PATH.fullmatch(segment))
 
 
 @dataclass(frozen=True, slots=True)

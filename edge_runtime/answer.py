@@ -9,7 +9,6 @@ endpoint does that with the typed `Answer` it gets back.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,10 +25,12 @@ from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
 from askdocs.edge_runtime.search import ANSWER_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
 
+from askdocs import lexical
+from askdocs.shards import is_support_page
+
 # Operating point of the confidence model (see evidence.CONFIDENCE and scripts/fit_confidence.py).
 DEFAULT_MIN_CONFIDENCE = 0.46
 SEARCH_DEPTH = 8
-_SUPPORT = re.compile(r"\b(contact|support|soporte|contacto|help-?desk|ayuda)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -127,9 +128,33 @@ def human_requested(query: Query, support: dict | None) -> Answer | None:
 def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answer | None:
     """The refusal, when the docs hold no evidence for the question (None: go on). A question
     the site's FAQ asks in other words is answered from that FAQ, whatever the confidence."""
-    if case.confidence >= settings.min_confidence or case.faq is not None:
+    if case.faq is not None:
         return None
-    return refuse(case, mode)
+    if case.confidence < settings.min_confidence:
+        return refuse(case, mode)
+    if _only_the_contact_page(case):
+        return refuse(case, mode, refused_because="contact_page")
+    return None
+
+
+# Of the question's key terms, the share the support page must hold to answer it.
+CONTACT_COVER = 0.5
+
+
+def _only_the_contact_page(case: Case) -> bool:
+    """The best evidence is the site's support page (where the refusal points anyway), and it
+    holds fewer than half the question's key terms: "Does the product phone home?" matched
+    "phone support" on one word. Such an answer is the refusal in disguise, and a wrong one:
+    the reader is told what the docs checked and offered support instead."""
+    support = case.support or {}
+    url = support.get("url")
+    if not case.evidence or not url or support.get("configured") is False or not case.query.key_terms:
+        return False
+    top = case.evidence[0]
+    if top.kind == "faq" or top.page_url != url.split("#")[0]:
+        return False
+    held = lexical.stem_terms(case.query.locale, f"{top.label}\n{top.text}") & case.query.key_terms
+    return len(held) < CONTACT_COVER * len(case.query.key_terms)
 
 
 def refuse(case: Case, mode: str = "extractive", **extra: Any) -> Answer:
@@ -207,7 +232,7 @@ def support_for(scope: Scope, locale: str, configured: str | None) -> dict:
         candidates = [
             u
             for u, where in scope.paths.items()
-            if corpus.page(*where).locale == locale and _SUPPORT.search(u + " " + corpus.page(*where).title)
+            if corpus.page(*where).locale == locale and is_support_page(u, corpus.page(*where).title)
         ]
         url = min(candidates, key=len) if candidates else corpus.manifest.support_url
     if not url:

@@ -218,6 +218,11 @@ SSE_EVENTS = {
             "escalation_reason": STR,
             "cached": {"type": "boolean"},
             "index_version": NULLABLE_STR,
+            "refused_because": {
+                "enum": ["contact_page"],
+                "description": "a refusal despite confident retrieval: the best evidence was only the "
+                "site's support page, holding too few of the question's words",
+            },
             "faq_match": {
                 "type": "object",
                 "description": "the site FAQ question this one duplicates, answered from it",

@@ -44,6 +44,7 @@ from askdocs.shards import (
     PageRecord,
     ShardWriter,
     build_time,
+    is_support_page,
     json_bytes,
     load_shards,
     peek_manifest,
@@ -56,7 +57,6 @@ MAX_CONTENT_CHARS = 2_000_000
 MAX_SUGGESTED_CONFIGURED = 10
 MAX_QUESTION_CHARS = 300
 _LOCALE = re.compile(r"^[a-z]{2,3}$")
-_SUPPORT_WORDS = re.compile(r"\b(contact|support|soporte|contacto|help-?desk)\b", re.I)
 
 
 @dataclass
@@ -158,7 +158,7 @@ _CANONICAL = 1  # its own URL is the one it is indexed under (rel=canonical dupl
 _RESTRICTED = 2
 _KIND_PAGE = 4  # kind "page": may be marked a listing or a changelog
 _CHANGELOG_TITLE = 8
-_SUPPORT = 16  # its path or title says contact or support
+_SUPPORT = 16  # the site's support page (shards.is_support_page)
 _LINK_INDEX = 32  # mostly links: a listing (see listings.link_index)
 
 
@@ -270,7 +270,7 @@ class IndexBuilder:
             | (_RESTRICTED if page.groups else 0)
             | (_KIND_PAGE if page.kind == "page" else 0)
             | (_CHANGELOG_TITLE if _CHANGELOG.search(page.title) else 0)
-            | (_SUPPORT if _SUPPORT_WORDS.search(page.url + " " + page.title) else 0)
+            | (_SUPPORT if is_support_page(page.url, page.title) else 0)
             | (_LINK_INDEX if link_index(page) else 0)
         )
         if page.locale not in self._locales:

@@ -49,6 +49,15 @@ def test_an_idiom_neither_retriever_knows_is_not_answered_with_the_contact_page(
     else:
         assert result.text.startswith("I couldn't confirm this in the documentation. I checked")
         assert result.citations == []
+        if result.confidence >= AnswerSettings().min_confidence:  # retrieval was confident
+            assert result.extra["refused_because"] == "contact_page", result.extra
+
+
+def test_the_support_page_still_answers_how_to_reach_support(docs):
+    result = ask(docs, "How do I contact support, and what are the support hours?")
+    assert result.answered, result.text
+    assert cited(result)[0].startswith("/support/"), cited(result)
+    assert "refused_because" not in result.extra
 
 
 def test_register_a_webhook_endpoint(docs):
