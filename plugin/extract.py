@@ -544,6 +544,9 @@ def render_blocks(blocks: list[Block]) -> str:
     return "".join(parts) + ("\n" if parts else "")
 
 
+_EMBEDDED_SCHEME = re.compile(r"/[a-z][a-z0-9+.-]*:/", re.I)
+
+
 def to_site_path(href: str, page_url: str, site_url: str) -> str | None:
     """A link as a site-root-relative path ("/guide/#x"), or None if it leaves the site."""
     href = href.strip()
@@ -564,6 +567,8 @@ def to_site_path(href: str, page_url: str, site_url: str) -> str | None:
         path = "/" + path[len(base_path) :]
     else:
         path = parts.path
+        if _EMBEDDED_SCHEME.search(path):
+            return None  # "../../https://example.org/x/": an absolute URL written as a relative one
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if not TRACKING_PARAMS.match(k)])
     return urlunsplit(("", "", path or "/", query, parts.fragment))
 
@@ -730,6 +735,8 @@ def extract(
         resolved = to_site_path(link.attributes["href"], url, site_url)
         if resolved:
             canonical = resolved.split("#")[0].split("?")[0] or url
+        elif _EMBEDDED_SCHEME.search(link.attributes["href"]) and not urlsplit(link.attributes["href"]).scheme:
+            warnings.append(f"ignored a broken canonical link {link.attributes['href']!r}")
 
     faqs: list[tuple[str, str]] = []
     for script in tree.css("script[type='application/ld+json']"):

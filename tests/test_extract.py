@@ -177,6 +177,21 @@ def test_huge_page_is_extracted():
     assert page.word_count > 900_000
 
 
+def test_a_broken_canonical_link_is_ignored():
+    """Debian's build of Django REST framework's docs writes `../../https://www.django-rest-
+    framework.org/api-guide/throttling/` as the canonical link: a relative link to an absolute
+    URL. The page keeps its own URL (the build used to index it as `/https:/www.django-...`)."""
+    html = (
+        "<html><head><link rel='canonical' href='../../https://docs.quokka.example/api-guide/throttling/'>"
+        "</head><body><main><h1>Throttling</h1><p>Rates are per user. See "
+        "<a href='../../https://docs.quokka.example/api-guide/caching/'>caching</a>.</p></main></body></html>"
+    )
+    page = extract(html, "/api-guide/throttling/", site_url=SITE)
+    assert page.url == "/api-guide/throttling/"
+    assert page.links == []
+    assert any("broken canonical" in w for w in page.warnings)
+
+
 def test_to_site_path():
     assert to_site_path("../b/#x", "/a/c/", SITE) == "/a/b/#x"
     assert to_site_path("https://docs.quokka.example/z/?utm_medium=m&q=1", "/", SITE) == "/z/?q=1"
