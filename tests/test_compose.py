@@ -188,3 +188,31 @@ def test_a_sentence_that_announces_an_example_brings_the_example():
     ask = query("I want every error reply to throw for all calls made by my client")
     composition = compose(ask, [evidence("/advanced/event-hooks/", "Event Hooks", "Event hooks", EXAMPLE_HOOKS)])
     assert "event_hooks={'response'" in rendered(composition)
+
+
+def test_a_follow_up_is_answered_from_the_page_retrieval_found_for_it():
+    """'And what address does it listen on by default?' after a question about the preview
+    server: the borrowed words ("preview", "server") match release notes about the preview
+    server better than the settings page retrieval put first for the new words."""
+    from dataclasses import replace
+
+    from askdocs.edge_runtime.conversation import Turn
+
+    previous = "How do I preview my docs with the built-in server while I write?"
+    message = "And what address does it listen on by default?"
+    text = f"{previous} {message}"
+    ask = replace(
+        query(text),
+        message=message,
+        focus=key_terms("en", message),
+        history=(Turn("user", previous), Turn("assistant", "Run `quokka serve`.")),
+    )
+    pool = [
+        evidence("/configuration/#dev_addr", "Configuration", "dev_addr",
+                 "The address the server listens on. Default: `127.0.0.1:8000`."),
+        evidence("/release-notes/#preview", "Release notes", "Preview server",
+                 "The built-in preview server now reloads a page when you write to its file.", 0.95, 1),
+    ]
+    composition = compose(ask, pool)
+    assert composition.cited[0].url == "/configuration/#dev_addr", rendered(composition)
+    assert "127.0.0.1:8000" in rendered(composition)
