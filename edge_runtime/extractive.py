@@ -216,6 +216,7 @@ def compose(
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
     key_terms, focus, identifiers = set(query.key_terms), set(query.focus), query.identifiers
     procedural = bool(_PROCEDURAL.search(query.message))
+    follow_up = query.text != query.message  # it borrowed the previous question's words
     quantity = bool(_QUANTITY.search(query.message))
     dense = None
     if relevance is not None:
@@ -270,7 +271,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= CHANGELOG_WEIGHT
 
         score *= (0.55 + 0.45 * source.score) * (0.4 + 0.6 * coverage[unit.evidence])
-        if query.history and source.page_url != pool[0].page_url:
+        if follow_up and source.page_url != pool[0].page_url:
             # A follow-up's words are few and the ones it borrows from the previous question
             # match that question's answer; retrieval read both the right way round (BM25 on the
             # new words, the dense model on both), so its best page is trusted more.

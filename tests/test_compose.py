@@ -216,3 +216,21 @@ def test_a_follow_up_is_answered_from_the_page_retrieval_found_for_it():
     composition = compose(ask, pool)
     assert composition.cited[0].url == "/configuration/#dev_addr", rendered(composition)
     assert "127.0.0.1:8000" in rendered(composition)
+
+
+def test_a_new_question_later_in_a_conversation_is_not_a_follow_up():
+    """In the widget every question after the first has history; only one that borrowed the
+    previous question's words (a follow-up) trusts retrieval's first page more."""
+    from dataclasses import replace
+
+    from askdocs.edge_runtime.conversation import Turn
+
+    ask = query("What is the default address of the preview server?")
+    pool = [
+        evidence("/configuration/#dev_addr", "Configuration", "dev_addr",
+                 "The address the server listens on. Default: `127.0.0.1:8000`."),
+        evidence("/release-notes/#preview", "Release notes", "Preview server",
+                 "The built-in preview server now reloads a page when you write to its file.", 0.95, 1),
+    ]
+    later = replace(ask, history=(Turn("user", "What does error TFX-1042 mean?"), Turn("assistant", "…")))
+    assert rendered(compose(later, pool)) == rendered(compose(ask, pool))
