@@ -54,14 +54,18 @@ _EXAMPLE = re.compile(
     r"for\s+instance|este\s+ejemplo|por\s+ejemplo|como\s+este|lo\s+siguiente|as[ií])\b",
     re.I,
 )
-# Questions that ask for an amount (a size, a count, a duration, a version): the unit that
+# Questions that ask for an amount (a size, a count, a duration, a price): the unit that
 # states a number answers them, not the sentence that talks about the subject.
 _QUANTITY = re.compile(
-    r"\b(how (much|many|long|big|large|often|fast|old)|what (size|version|port|limit|timeout|price)|"
-    r"at (the )?(very )?(least|most)|minimum|maximum|cu[aá]nt[oa]s?|qu[eé] (tama[nñ]o|versi[oó]n|puerto))\b",
+    r"\b(how (much|many|long|big|large|often|fast|old)|what (size|port|limit|timeout|price)|"
+    r"at (the )?(very )?(least|most)|minimum|maximum|cu[aá]nt[oa]s?|qu[eé] (tama[nñ]o|puerto))\b",
     re.I,
 )
 _NUMBER = re.compile(r"\d")
+# A question that asks which version did something (`Query.asks_version`) is answered by a unit
+# that names a version, in its text or in its section's heading (release notes: "## 0.28.0"
+# then "* Added zstd decoding").
+_VERSION = re.compile(r"\bv?\d+\.\d+")
 # A question that asks two things ("which plan … and what does a seat cost?").
 _TWO_ASKS = re.compile(r"\b(and|also|both|plus|as well as|y|también|además|ambos)\b|[,;]", re.I)
 MAX_POOL = 8  # evidence sections considered
@@ -221,6 +225,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     procedural = bool(_PROCEDURAL.search(query.message))
     follow_up = query.text != query.message  # it borrowed the previous question's words
     quantity = bool(_QUANTITY.search(query.message))
+    version = query.asks_version
     dense = None
     if relevance is not None:
         texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in units]
@@ -268,6 +273,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             )
         if quantity and not _NUMBER.search(unit.text):
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
+        elif version and not (_VERSION.search(unit.text) or _VERSION.search(source.heading)):
+            score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
         if source.page_kind == "changelog" and not query.temporal:
@@ -429,11 +436,7 @@ def _named_parts(
         if name in said or len(out) >= MAX_NAMED:
             continue
         for unit in candidates:
-            if (
-                unit.kind != "code"
-                and name in unit.text.lower()
-                and all(unit is not u for u in chosen + out)
-            ):
+            if unit.kind != "code" and name in unit.text.lower() and all(unit is not u for u in chosen + out):
                 out.append(unit)
                 said += " " + unit.text.lower()
                 break

@@ -53,6 +53,15 @@ TEMPORAL = re.compile(
     r"actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
     re.I,
 )
+# A question that asks for a version or release ("which release added zstd decoding?", "since
+# which version ...?", "¿desde qué versión ...?"): release notes are where that is written. Not
+# a protocol's version ("which HTTP version was used?").
+VERSION_ASKED = re.compile(
+    r"\b(which|what)\s+(?!(http|https|protocol|tls|ssl)\b)(\w+\s+){0,2}(version|release)s?\b|\b(since|until)\s+when\b|"
+    r"\bwhen\s+(was|were|did)\b.*\b(added|introduced|removed|dropped|deprecated|changed)\b|"
+    r"\bqu[eé]\s+(\w+\s+){0,2}versi[oó]n\b|\bcu[aá]ndo\s+se\s+(a[nñ]adi|introdujo|elimin|quit)",
+    re.I,
+)
 _IDENTIFIER = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.:/-]*(?:\d|_|[a-z][A-Z]|\w[.\-/:]\w)[\w.:/-]*)")
 _WORD = re.compile(r"[^\W\d_]+", re.U)
 _SPANISH_MARKS = re.compile(r"[¿¡ñÑáéíóúÁÉÍÓÚ]")
@@ -76,6 +85,11 @@ class Query:
     @property
     def locale_fallback(self) -> bool:
         return self.locale != self.requested_locale
+
+    @property
+    def asks_version(self) -> bool:
+        """The reader asks which version or release did something (their own words)."""
+        return bool(VERSION_ASKED.search(self.message))
 
     @property
     def normalized(self) -> str:

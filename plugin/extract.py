@@ -163,7 +163,7 @@ _CHROME = (
 )
 # A page's content is not one code block or one list, however long.
 _NOT_CONTAINERS = frozenset(
-    "p pre code li ul ol dl dd table thead tbody tr td blockquote".split()
+    ["p", "pre", "code", "li", "ul", "ol", "dl", "dd", "table", "thead", "tbody", "tr", "td", "blockquote"]
 )
 MAIN_SHARE = 0.7  # of the page's readable text, the content container must hold
 TRACKING_PARAMS = re.compile(
@@ -731,12 +731,13 @@ def extract(
 
     canonical = url
     link = tree.css_first("link[rel=canonical]")
-    if link is not None and link.attributes.get("href"):
-        resolved = to_site_path(link.attributes["href"], url, site_url)
+    href = link.attributes.get("href") if link is not None else None
+    if href:
+        resolved = to_site_path(href, url, site_url)
         if resolved:
             canonical = resolved.split("#")[0].split("?")[0] or url
-        elif _EMBEDDED_SCHEME.search(link.attributes["href"]) and not urlsplit(link.attributes["href"]).scheme:
-            warnings.append(f"ignored a broken canonical link {link.attributes['href']!r}")
+        elif _EMBEDDED_SCHEME.search(href) and not urlsplit(href).scheme:
+            warnings.append(f"ignored a broken canonical link {href!r}")
 
     faqs: list[tuple[str, str]] = []
     for script in tree.css("script[type='application/ld+json']"):

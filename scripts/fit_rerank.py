@@ -51,26 +51,45 @@ def collect(dev: devsets.DevSet):
     return searcher, rows
 
 
-def fit(groups, l2: float = L2, steps: int = 3000, keep: np.ndarray | None = None) -> np.ndarray:
-    """Listwise: maximise the softmax probability of the relevant candidates of each question."""
+def fit(
+    groups, l2: float = L2, steps: int = 3000, keep: np.ndarray | None = None, offsets=None
+) -> np.ndarray:
+    """Listwise: maximise the softmax probability of the relevant candidates of each question.
+    `offsets`: each question's candidates' scores from weights already fitted (kept fixed)."""
     if keep is not None:
         w = np.zeros(len(keep))
-        w[keep] = fit([(x[:, keep], y) for x, y in groups], l2, steps)
+        w[keep] = fit([(x[:, keep], y) for x, y in groups], l2, steps, offsets=offsets)
         return w
+    offsets = offsets or [np.zeros(len(y)) for _, y in groups]
     stacked = np.vstack([x for x, _ in groups])
     scale = stacked.std(axis=0) + 1e-6  # fit on standardised features, return raw weights
     w = np.zeros(stacked.shape[1])
     rate = 0.5
     for _ in range(steps):
         grad = np.zeros_like(w)
-        for x, y in groups:
-            s = (x / scale) @ w
+        for (x, y), offset in zip(groups, offsets, strict=True):
+            s = (x / scale) @ w + offset
             p = np.exp(s - s.max())
             p /= p.sum()
             target = y / y.sum()
             grad += (x / scale).T @ (p - target)
         w -= rate * (grad / len(groups) + l2 * w)
     return w / scale
+
+
+def fit_stagewise(groups, l2: float = L2, keep: np.ndarray | None = None) -> np.ndarray:
+    """The signals of `rerank.STAGEWISE` speak for some questions only (a version asked): the
+    others are fitted first, without them, then each of them on top, on the questions where it
+    varies. Every other question is ranked exactly as without it."""
+    keep = np.ones(len(rerank.FEATURES), dtype=bool) if keep is None else keep
+    later = np.array([f in rerank.STAGEWISE for f in rerank.FEATURES]) & keep
+    w = fit(groups, l2, keep=keep & ~later)
+    for j in np.flatnonzero(later):
+        varying = [(x, y) for x, y in groups if np.ptp(x[:, j]) > 0]
+        if varying:
+            only = np.arange(len(keep)) == j
+            w[j] = fit(varying, l2, keep=only, offsets=[x @ w for x, _ in varying])[j]
+    return w
 
 
 def measure(searcher, questions, reranker: rerank.Reranker, table, group: str) -> None:
@@ -110,13 +129,15 @@ def main() -> None:
     table: dict = defaultdict(lambda: defaultdict(list))
     for held in data:
         train = [(x, y) for name, (_, rows) in data.items() if name != held for (_, x, y) in rows if y.any()]
-        w = fit(train, args.l2, keep=keep)
+        w = fit_stagewise(train, args.l2, keep=keep)
         loco = rerank.Reranker(f"loco-{held}", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
         searcher, rows = data[held]
         measure(searcher, [q for q, _, _ in rows], loco, table, "tuning(loco)")
         shown = ", ".join(f"{f}={v:.2f}" for f, v in zip(rerank.FEATURES, w, strict=True))
         print(f"fitted without {held}: {shown}")
-    w = fit([(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()], args.l2, keep=keep)
+    w = fit_stagewise(
+        [(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()], args.l2, keep=keep
+    )
     final = rerank.Reranker("fitted", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
     measured = [("held-out", args.held_out), ("fresh", args.fresh)]
     for group in [name for name, wanted in measured if wanted]:

@@ -106,18 +106,20 @@ def test_a_page_that_explains_a_name_answers_before_a_changelog_line_that_names_
 
 
 def test_one_named_setting_gets_its_own_line_not_the_whole_list():
-    composition = compose(query("What is the default keepalive_expiry?"), [
-        evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)
-    ])
+    composition = compose(
+        query("What is the default keepalive_expiry?"),
+        [evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)],
+    )
     text = rendered(composition)
     assert "(Default 5)" in text
     assert "(Default 100)" not in text
 
 
 def test_one_table_row_answers_not_the_whole_table():
-    composition = compose(query("How much does a seat on the Business plan cost?"), [
-        evidence("/pricing/#plans", "Pricing", "Plans", PRICING)
-    ])
+    composition = compose(
+        query("How much does a seat on the Business plan cost?"),
+        [evidence("/pricing/#plans", "Pricing", "Plans", PRICING)],
+    )
     lead = composition.parts[0].text
     assert "Business" in lead and "$29" in lead
     assert "Starter" not in lead and "community" not in rendered(composition)
@@ -165,8 +167,14 @@ def test_another_section_of_the_same_page_completes_the_answer():
     pool = [
         evidence("/deployment/#https", "Deployment", "HTTPS", SERVER_TLS),
         evidence("/deployment/#https-options", "Deployment", "HTTPS options", SERVER_TLS_OPTIONS, 0.9, 1),
-        evidence("/settings/#logging", "Settings", "Logging", "Use `--log-level` to set how much the server logs.",
-                 0.85, 2),
+        evidence(
+            "/settings/#logging",
+            "Settings",
+            "Logging",
+            "Use `--log-level` to set how much the server logs.",
+            0.85,
+            2,
+        ),
     ]
     composition = compose(ask, pool)
     text = rendered(composition)
@@ -186,7 +194,9 @@ client = httpx.Client(event_hooks={'response': [raise_on_4xx_5xx]})
 
 def test_a_sentence_that_announces_an_example_brings_the_example():
     ask = query("I want every error reply to throw for all calls made by my client")
-    composition = compose(ask, [evidence("/advanced/event-hooks/", "Event Hooks", "Event hooks", EXAMPLE_HOOKS)])
+    composition = compose(
+        ask, [evidence("/advanced/event-hooks/", "Event Hooks", "Event hooks", EXAMPLE_HOOKS)]
+    )
     assert "event_hooks={'response'" in rendered(composition)
 
 
@@ -208,10 +218,20 @@ def test_a_follow_up_is_answered_from_the_page_retrieval_found_for_it():
         history=(Turn("user", previous), Turn("assistant", "Run `quokka serve`.")),
     )
     pool = [
-        evidence("/configuration/#dev_addr", "Configuration", "dev_addr",
-                 "The address the server listens on. Default: `127.0.0.1:8000`."),
-        evidence("/release-notes/#preview", "Release notes", "Preview server",
-                 "The built-in preview server now reloads a page when you write to its file.", 0.95, 1),
+        evidence(
+            "/configuration/#dev_addr",
+            "Configuration",
+            "dev_addr",
+            "The address the server listens on. Default: `127.0.0.1:8000`.",
+        ),
+        evidence(
+            "/release-notes/#preview",
+            "Release notes",
+            "Preview server",
+            "The built-in preview server now reloads a page when you write to its file.",
+            0.95,
+            1,
+        ),
     ]
     composition = compose(ask, pool)
     assert composition.cited[0].url == "/configuration/#dev_addr", rendered(composition)
@@ -227,10 +247,77 @@ def test_a_new_question_later_in_a_conversation_is_not_a_follow_up():
 
     ask = query("What is the default address of the preview server?")
     pool = [
-        evidence("/configuration/#dev_addr", "Configuration", "dev_addr",
-                 "The address the server listens on. Default: `127.0.0.1:8000`."),
-        evidence("/release-notes/#preview", "Release notes", "Preview server",
-                 "The built-in preview server now reloads a page when you write to its file.", 0.95, 1),
+        evidence(
+            "/configuration/#dev_addr",
+            "Configuration",
+            "dev_addr",
+            "The address the server listens on. Default: `127.0.0.1:8000`.",
+        ),
+        evidence(
+            "/release-notes/#preview",
+            "Release notes",
+            "Preview server",
+            "The built-in preview server now reloads a page when you write to its file.",
+            0.95,
+            1,
+        ),
     ]
     later = replace(ask, history=(Turn("user", "What does error TFX-1042 mean?"), Turn("assistant", "…")))
     assert rendered(compose(later, pool)) == rendered(compose(ask, pool))
+
+
+SEPARATE = """## Do not Separate Schemas
+
+In that case, you can disable this feature in **FastAPI**, with the parameter
+`separate_input_output_schemas=False`. Probably the main use case for this is autogenerated
+client code you do not want to update yet.
+
+**Note:** Support for `separate_input_output_schemas` was added in FastAPI `0.102.0`."""
+
+RELEASES = """## 0.28.0 › Added
+
+- Support for zstd content decoding using the `zstandard` package."""
+
+DECODING = """## Content decoding
+
+Responses are decoded according to their `Content-Encoding` header: gzip, deflate, brotli and
+zstd (with the `zstandard` package installed)."""
+
+
+def test_a_question_asking_which_version_leads_with_the_unit_that_names_one():
+    pool = [
+        evidence(
+            "/how-to/separate-openapi-schemas/#do-not",
+            "Separate Schemas",
+            "Do not Separate Schemas",
+            SEPARATE,
+        )
+    ]
+    ask = query("separate_input_output_schemas=False - which fastapi version added that?")
+    assert ask.asks_version
+    lead = compose(ask, pool).parts[0].text
+    assert "0.102.0" in lead, lead
+    # Release notes name the version in their heading ("## 0.28.0"): that counts.
+    pool = [
+        evidence("/quickstart/#decoding", "QuickStart", "Content decoding", DECODING),
+        evidence("/changelog/#added", "Changelog", "0.28.0 › Added", RELEASES, 0.9, 1, "changelog"),
+    ]
+    release = Query(**{**query("Which release added zstd content decoding?").__dict__, "temporal": True})
+    assert compose(release, pool).cited[0].url == "/changelog/#added"
+
+
+def test_only_a_question_about_a_release_asks_for_a_version():
+    asks = [
+        "Which release added zstd content decoding?",
+        "In which FastAPI version did the security utilities switch to 401?",
+        "Since which release are proxy headers enabled by default?",
+        "When was the deprecated proxies= argument finally removed?",
+        "¿Desde qué versión de FastAPI puedo declarar las cookies con un modelo?",
+    ]
+    others = [
+        "How can I check which HTTP version a response was sent over?",
+        "How do I pin the version of a dependency?",
+        "When a request fails, what is retried?",
+    ]
+    assert all(query(q, "es" if q.startswith("¿") else "en").asks_version for q in asks)
+    assert not any(query(q).asks_version for q in others)

@@ -224,3 +224,22 @@ def test_a_follow_up_is_matched_lexically_on_its_own_words(example_corpus, publi
     # BM25 searched the reader's new words: the previous question's page does not come back first.
     assert pages(corpus, outcome)[0] == "/pricing/", pages(corpus, outcome)
     assert all("rotat" not in h.matched for h in outcome.hits if h.lexical_rank is not None)
+
+
+def test_a_question_asking_which_release_is_pointed_at_the_release_notes(example_corpus, public_scope):
+    """`version_changelog`: only a question that asks which version or release did something
+    gets the release notes' signal; any other question is ranked as without it."""
+    corpus, embedder = example_corpus
+    without = Reranker("without", {**RankWeights().reranker.weights, "version_changelog": 0.0})
+    asked = "Which release added the --verify-only flag to backup restore?"
+    outcome = search(public_scope, embedder, asked, "en", 10)
+    assert pages(corpus, outcome)[0] == "/release-notes/"
+    plain = search(
+        public_scope, embedder, asked, "en", 10, dataclasses.replace(RankWeights(), reranker=without)
+    )
+    assert pages(corpus, plain)[0] == "/guides/backups/"  # the page that documents the flag
+    how = "How do I check a backup with --verify-only before restoring it?"
+    assert pages(corpus, search(public_scope, embedder, how, "en", 10)) == pages(
+        corpus,
+        search(public_scope, embedder, how, "en", 10, dataclasses.replace(RankWeights(), reranker=without)),
+    )
