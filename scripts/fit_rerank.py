@@ -4,7 +4,8 @@ For each answerable tuning question: the pipeline's own Query, the fused
 candidate pool (`search.fused_candidates`, exactly what the runtime re-ranks)
 and `rerank.features` for it; a candidate is relevant when its page is a gold
 page. A linear model is fitted listwise (softmax over each question's pool,
-L2), and measured leave-one-corpus-out: each tuning corpus is ranked by a
+L2; the signals of `rerank.STAGEWISE`, which speak for some questions only,
+on top of the others), and measured leave-one-corpus-out: each tuning corpus is ranked by a
 model fitted on the others, through the real `hybrid_search`. Then the model
 fitted on all tuning corpora, to paste into `rerank.RERANKER`.
 
