@@ -133,6 +133,7 @@ def features(
         page_lexical[page] = max(page_lexical.get(page, 0.0), share)
         if candidate.dense_score is not None:
             page_dense[page] = max(page_dense.get(page, -1.0), candidate.dense_score)
+    version_asked = query.asks_version  # one question: not once per candidate
     rows = []
     for candidate, page, text in zip(candidates, pages, texts, strict=True):
         held = candidate.terms
@@ -160,7 +161,7 @@ def features(
                 "listing": 1.0 if record.kind == "listing" else 0.0,
                 "page_hits": math.log1p(page_hits.get(page, 0)),
                 "page_lexical": page_lexical.get(page, 0.0),
-                "version_changelog": 1.0 if query.asks_version and record.kind == "changelog" else 0.0,
+                "version_changelog": 1.0 if version_asked and record.kind == "changelog" else 0.0,
             }
         )
     return rows

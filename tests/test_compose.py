@@ -3,6 +3,9 @@ what leads, what is quoted, what is cited, and when the docs are judged silent."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import Evidence, assess
 from askdocs.edge_runtime.extractive import compose
@@ -101,7 +104,7 @@ def test_a_page_that_explains_a_name_answers_before_a_changelog_line_that_names_
     assert composition.cited[0].url == "/advanced/transports/#asgi", rendered(composition)
     # Asked about versions, the changelog is what answers.
     temporal = query("in which release did raise_app_exceptions start returning a 500?")
-    temporal = Query(**{**temporal.__dict__, "temporal": True})
+    temporal = replace(temporal, temporal=True)
     assert compose(temporal, pool).cited[0].url == "/changelog/#fixed"
 
 
@@ -200,14 +203,30 @@ def test_a_sentence_that_announces_an_example_brings_the_example():
     assert "event_hooks={'response'" in rendered(composition)
 
 
+def preview_pool() -> list[Evidence]:
+    """The settings page retrieval put first, and release notes about the preview server."""
+    return [
+        evidence(
+            "/configuration/#dev_addr",
+            "Configuration",
+            "dev_addr",
+            "The address the server listens on. Default: `127.0.0.1:8000`.",
+        ),
+        evidence(
+            "/release-notes/#preview",
+            "Release notes",
+            "Preview server",
+            "The built-in preview server now reloads a page when you write to its file.",
+            0.95,
+            1,
+        ),
+    ]
+
+
 def test_a_follow_up_is_answered_from_the_page_retrieval_found_for_it():
     """'And what address does it listen on by default?' after a question about the preview
     server: the borrowed words ("preview", "server") match release notes about the preview
     server better than the settings page retrieval put first for the new words."""
-    from dataclasses import replace
-
-    from askdocs.edge_runtime.conversation import Turn
-
     previous = "How do I preview my docs with the built-in server while I write?"
     message = "And what address does it listen on by default?"
     text = f"{previous} {message}"
@@ -217,22 +236,7 @@ def test_a_follow_up_is_answered_from_the_page_retrieval_found_for_it():
         focus=key_terms("en", message),
         history=(Turn("user", previous), Turn("assistant", "Run `quokka serve`.")),
     )
-    pool = [
-        evidence(
-            "/configuration/#dev_addr",
-            "Configuration",
-            "dev_addr",
-            "The address the server listens on. Default: `127.0.0.1:8000`.",
-        ),
-        evidence(
-            "/release-notes/#preview",
-            "Release notes",
-            "Preview server",
-            "The built-in preview server now reloads a page when you write to its file.",
-            0.95,
-            1,
-        ),
-    ]
+    pool = preview_pool()
     composition = compose(ask, pool)
     assert composition.cited[0].url == "/configuration/#dev_addr", rendered(composition)
     assert "127.0.0.1:8000" in rendered(composition)
@@ -241,27 +245,8 @@ def test_a_follow_up_is_answered_from_the_page_retrieval_found_for_it():
 def test_a_new_question_later_in_a_conversation_is_not_a_follow_up():
     """In the widget every question after the first has history; only one that borrowed the
     previous question's words (a follow-up) trusts retrieval's first page more."""
-    from dataclasses import replace
-
-    from askdocs.edge_runtime.conversation import Turn
-
     ask = query("What is the default address of the preview server?")
-    pool = [
-        evidence(
-            "/configuration/#dev_addr",
-            "Configuration",
-            "dev_addr",
-            "The address the server listens on. Default: `127.0.0.1:8000`.",
-        ),
-        evidence(
-            "/release-notes/#preview",
-            "Release notes",
-            "Preview server",
-            "The built-in preview server now reloads a page when you write to its file.",
-            0.95,
-            1,
-        ),
-    ]
+    pool = preview_pool()
     later = replace(ask, history=(Turn("user", "What does error TFX-1042 mean?"), Turn("assistant", "…")))
     assert rendered(compose(later, pool)) == rendered(compose(ask, pool))
 
@@ -302,7 +287,7 @@ def test_a_question_asking_which_version_leads_with_the_unit_that_names_one():
         evidence("/quickstart/#decoding", "QuickStart", "Content decoding", DECODING),
         evidence("/changelog/#added", "Changelog", "0.28.0 › Added", RELEASES, 0.9, 1, "changelog"),
     ]
-    release = Query(**{**query("Which release added zstd content decoding?").__dict__, "temporal": True})
+    release = replace(query("Which release added zstd content decoding?"), temporal=True)
     assert compose(release, pool).cited[0].url == "/changelog/#added"
 
 
