@@ -85,6 +85,14 @@ HEADING_WEIGHT = 0.8  # a key term in a unit's section heading: the section is a
 QUANTITY_PENALTY = 0.5
 MAX_NAMED = 3  # units added so that each thing a question names is answered
 FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the answer
+# A section this short (words of prose) is quoted whole after its lead, with its code (at most
+# SHORT_SECTION_CODE blocks): a short section is one answer ("Install on Windows": one sentence,
+# the winget command, the silent msiexec one). A list item still answers alone, and a sentence
+# that ends with a colon still brings what it announces (a table too). Tuning sets: fact recall
+# 0.624 -> 0.668 (prose leads only: 0.651; 70 words 0.638, 140 words 0.664), citation
+# precision unchanged at 0.807; answers about a fifth longer.
+SHORT_SECTION_WORDS = 100
+SHORT_SECTION_CODE = 2
 # A changelog line names a thing ("Added `raise_app_exceptions`"); the page that documents it
 # explains it. Unless the question is about versions or changes, the explanation answers.
 CHANGELOG_WEIGHT = 0.6
@@ -312,8 +320,17 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         return group
     at = next(i for i, u in enumerate(same) if u is lead)
     following = same[at + 1 :]
-    if lead.kind == "prose" and lead.text.rstrip().endswith(":"):
+    if lead.kind == "prose" and lead.text.rstrip().endswith(":"):  # what it announces, even a table
         group.support += _continuation(following)
+        return group
+    prose = [u for u in same if u.kind == "prose"]
+    if (
+        lead.kind in ("prose", "code")
+        and not _LIST_ITEM.match(lead.text)  # an item answers alone: its neighbours are other facts
+        and sum(len(u.text.split()) for u in prose) <= SHORT_SECTION_WORDS
+    ):
+        code = {id(u) for u in [u for u in same if u.kind == "code"][:SHORT_SECTION_CODE]}
+        group.support += [u for u in same if u is not lead and (u.kind == "prose" or id(u) in code)]
         return group
     if lead.kind == "code":
         before = same[at - 1] if at > 0 else None
@@ -479,7 +496,11 @@ def _blocks_of(units: list[Unit]) -> list[str]:
             blocks.append((" " if mode == "prose" else "\n").join(current))
         current, mode = [], ""
 
+    previous = None
     for unit in units:
+        if previous is not None and unit.evidence == previous.evidence and unit.order != previous.order + 1:
+            flush()  # something between them is not quoted here (the lead, quoted first): no run-on
+        previous = unit
         if unit.kind == "code":
             flush()
             blocks.append(_trim_code(unit.text))

@@ -306,3 +306,75 @@ def test_only_a_question_about_a_release_asks_for_a_version():
     ]
     assert all(query(q, "es" if q.startswith("¿") else "en").asks_version for q in asks)
     assert not any(query(q).asks_version for q in others)
+
+
+WINDOWS = """## Install on Windows
+
+On Windows the agent and server ship as one MSI. Install it with winget:
+
+```powershell
+winget install --id Kestrel.Tallyfox --version 3.2.0
+```
+
+or download `tallyfox-3.2.0-x64.msi` and run it silently:
+
+```powershell
+msiexec /i tallyfox-3.2.0-x64.msi /qn AGENTONLY=1 NOSERVICE=0
+```
+
+The Windows service is called `Tallyfox Agent`."""
+
+# The same opening, then far more prose than one answer: only the lead and its own context.
+WINDOWS_LONG = WINDOWS.replace(
+    "The Windows service",
+    "Group policy deployments are covered by the administrator guide, which explains in detail "
+    "how organisational units, software installation policies and transforms interact with "
+    "the package, how upgrades roll out across a fleet of machines over several maintenance "
+    "windows, how to stage a pilot group first, how to read the installer's verbose log when "
+    "a machine reports a failure, and how to remove the package cleanly from machines that "
+    "leave the organisation, including the data directory and the service account.\n\n"
+    "The Windows service",
+)
+
+
+def test_a_short_section_is_quoted_whole_after_its_lead():
+    ask = query("What is the Windows service of Tallyfox called, and how is it installed?")
+    section = evidence("/install/#install-on-windows", "Install", "Install on Windows", WINDOWS)
+    short = rendered(compose(ask, [section]))
+    assert short.index("`Tallyfox Agent`") < short.index("winget install")  # the lead first
+    assert "winget install" in short and "msiexec /i" in short, short
+    long = rendered(compose(ask, [replace(section, text=WINDOWS_LONG)]))
+    assert "`Tallyfox Agent`" in long and "msiexec /i" not in long, long
+
+
+RETURN_CODES = """## Return codes
+
+Borg can exit with the following return codes (rc):
+
+| Return code | Meaning |
+| --- | --- |
+| 0 | success (logged as INFO) |
+| 1 | warning (operation reached its normal end, but there were warnings) |
+| 2 | error (like a fatal error, a local or remote exception) |
+
+If you use `--show-rc`, the return code is also logged at the indicated level as the last log entry."""
+
+
+def test_a_short_section_s_lead_that_announces_a_table_is_quoted_with_it():
+    composition = compose(
+        query("What are borg's return codes?"),
+        [evidence("/man_intro.html#return-codes", "SYNOPSIS", "Return codes", RETURN_CODES)],
+    )
+    text = rendered(composition)
+    assert "return codes (rc):" in text and "success (logged as INFO)" in text and "warning" in text, text
+
+
+def test_a_short_section_led_by_its_code_keeps_the_rest_and_its_sentences_apart():
+    section = evidence("/install/#install-on-windows", "Install", "Install on Windows", WINDOWS)
+    composition = compose(query("What is the winget command to install Tallyfox?"), [section])
+    parts = [(part.kind, part.text) for part in composition.parts]
+    assert parts[0][0] == "lead" and "winget install" in parts[0][1], parts
+    text = rendered(composition)
+    assert "msiexec /i" in text and "`Tallyfox Agent`" in text, text
+    # The lead left the middle of the section: the sentences around it are not run together.
+    assert "winget: or download" not in text, text
