@@ -378,3 +378,28 @@ def test_a_short_section_led_by_its_code_keeps_the_rest_and_its_sentences_apart(
     assert "msiexec /i" in text and "`Tallyfox Agent`" in text, text
     # The lead left the middle of the section: the sentences around it are not run together.
     assert "winget: or download" not in text, text
+
+
+INIT_FORBID_EXTRA = """### init_forbid_extra
+
+By default, Pydantic allows (and ignores) any extra provided argument:
+
+```python
+class Model(BaseModel):
+    a: int = 1
+
+Model(unrelated=2)
+```
+
+For this reason, the plugin will add an extra `**kwargs: Any` parameter when synthesizing the
+`__init__()` method, unless `init_forbid_extra` is set to `True`."""
+
+
+def test_a_short_section_s_colon_lead_brings_its_code_and_the_rest_of_the_section():
+    composition = compose(
+        query("Does Pydantic allow and ignore extra provided arguments by default?"),
+        [evidence("/integrations/mypy/#init_forbid_extra", "Mypy", "init_forbid_extra", INIT_FORBID_EXTRA)],
+    )
+    text = rendered(composition)
+    assert text.startswith("By default, Pydantic allows"), text  # the colon sentence leads
+    assert "Model(unrelated=2)" in text and "**kwargs: Any" in text, text
