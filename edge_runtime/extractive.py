@@ -7,10 +7,11 @@ more than borrowed ones), the heading it sits under, the question's exact
 identifiers, its meaning (the dense model), and how strongly retrieval rated
 its section. The answer leads with the best unit (the sentence, or the one
 table row, that answers), then quotes the few units around it that carry its
-conditions (or the list or code block it introduces), then names its section.
-When the question asks for something that part does not hold (a second fact, a
-second page), the best unit holding it follows, with its own source. Of two
-near-identical dated passages only the newest is quoted.
+conditions (or the list or code block it introduces; a short section is quoted
+whole, since it is one answer), then names its section. When the question asks
+for something that part does not hold (a second fact, a second page), the best
+unit holding it follows, with its own source. Of two near-identical dated
+passages only the newest is quoted.
 
 Rendered per source group:
 
