@@ -324,11 +324,10 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     following = same[at + 1 :]
     # What a sentence ending with a colon announces: its list, its table or its code.
     announced = _continuation(following) if lead.kind == "prose" and lead.text.rstrip().endswith(":") else []
-    prose = [u for u in same if u.kind == "prose"]
     if (
         lead.kind in ("prose", "code")
         and not _LIST_ITEM.match(lead.text)  # an item answers alone: its neighbours are other facts
-        and sum(len(u.text.split()) for u in prose) <= SHORT_SECTION_WORDS
+        and sum(len(u.text.split()) for u in same if u.kind == "prose") <= SHORT_SECTION_WORDS
     ):
         kept = {id(u) for u in [u for u in same if u.kind == "code"][:SHORT_SECTION_CODE] + announced}
         group.support += [u for u in same if u is not lead and (u.kind == "prose" or id(u) in kept)]
@@ -502,7 +501,7 @@ def _blocks_of(units: list[Unit]) -> list[str]:
 
     previous = None
     for unit in units:
-        if previous is not None and unit.evidence == previous.evidence and unit.order != previous.order + 1:
+        if previous is not None and unit.order != previous.order + 1:
             flush()  # something between them is not quoted here (the lead, quoted first): no run-on
         previous = unit
         if unit.kind == "code":
