@@ -68,6 +68,8 @@ BLOCK_TAGS = {
     "blockquote",
     "hr",
 }
+# Where a list item's own line ends: what follows inside the item keeps its order.
+_ITEM_BREAKS = ("code", "table", "list")
 BOILERPLATE = ", ".join(
     [
         ".headerlink",
@@ -400,11 +402,21 @@ class _Walker:
             self.links.extend(sub.links)
             marker = f"{number}." if ordered else "-"
             prefix = "  " * level
-            texts = [b for b in sub.blocks if b.kind not in ("code", "table")]
-            line = " ".join(b.text.replace("\n", " ") for b in texts)
+            # The item's own line is its text up to the first code block, table or list
+            # inside it; what follows keeps its order (an explanation after the example
+            # stays after it, a code block's numbered annotations stay under the code).
+            lead = next((i for i, b in enumerate(sub.blocks) if b.kind in _ITEM_BREAKS), len(sub.blocks))
+            line = " ".join(b.text.replace("\n", " ") for b in sub.blocks[:lead])
             if line:
                 self.blocks.append(Block("list", f"{prefix}{marker} {line}"))
-            self.blocks.extend(b for b in sub.blocks if b.kind in ("code", "table"))
+            seen: set[tuple[str, str]] = set()
+            for block in sub.blocks[lead:]:
+                if (block.kind, block.text) in seen:  # the same notes under each content tab
+                    continue
+                seen.add((block.kind, block.text))
+                if block.kind == "list":
+                    block.text = "  " * (level + 1) + block.text
+                self.blocks.append(block)
             for child, child_ordered in nested:
                 self._list(child, child_ordered, level + 1)
 

@@ -204,3 +204,28 @@ def test_to_site_path():
 
 def test_strip_links():
     assert strip_links("see [Networking](/networking/#proxy) and [x](y)") == "see Networking and [x](y)"
+
+
+def test_a_list_item_holding_an_example_keeps_its_order():
+    # Material for MkDocs: a list item with an explanation, tabbed examples, each with its
+    # numbered code annotations, then a closing sentence.
+    annotations = "<ol><li><p>Return the value you checked.</p></li></ol>"
+    html = (
+        "<html><body><main><h1>Validators</h1><ul><li>"
+        "<p><strong>After validators</strong>: run after the internal validation.</p>"
+        "<div class='tabbed-set'><div class='tabbed-block'>"
+        f"<pre><code>check = AfterValidator(is_even)  # (1)!</code></pre>{annotations}</div>"
+        "<div class='tabbed-block'>"
+        f"<pre><code>@field_validator('n')  # (1)!</code></pre>{annotations}</div></div>"
+        "<p>The returned value is what the model stores.</p>"
+        "</li><li><p>Plain validators: stop at once.</p></li></ul></main></body></html>"
+    )
+    page = extract(html, "/validators/")
+    assert [(b.kind, b.text) for b in page.blocks[1:]] == [
+        ("list", "- **After validators**: run after the internal validation."),
+        ("code", "```\ncheck = AfterValidator(is_even)  # (1)!\n```"),
+        ("list", "  1. Return the value you checked."),  # once, not once per tab
+        ("code", "```\n@field_validator('n')  # (1)!\n```"),
+        ("para", "The returned value is what the model stores."),
+        ("list", "- Plain validators: stop at once."),
+    ]
