@@ -23,7 +23,7 @@ from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
-from askdocs.edge_runtime.search import ANSWER_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
+from askdocs.edge_runtime.search import ANSWER_WEIGHTS, Hit, RankWeights, SearchOutcome, hybrid_search
 
 from askdocs import lexical
 from askdocs.shards import is_support_page
@@ -99,7 +99,22 @@ def question(
 
 
 def retrieve(docs: Docs, query: Query, settings: AnswerSettings) -> SearchOutcome:
-    return hybrid_search(docs.scope, docs.embedder, query, settings.depth, settings.weights)
+    """The search an answer is built on, each page's best section first.
+
+    The second stage orders pages (all of the best page's sections come before the next
+    page's); an answer reads the best section of each of the best pages first, so that a
+    question the first page only half answers still meets the page with the other half."""
+    outcome = hybrid_search(docs.scope, docs.embedder, query, settings.depth, settings.weights)
+    corpus = docs.scope.corpus
+    seen: set[tuple[int, int]] = set()
+    best: list[Hit] = []
+    rest: list[Hit] = []
+    for hit in outcome.hits:
+        page = (hit.ref.set, corpus.chunk(hit.ref).page)
+        (rest if page in seen else best).append(hit)
+        seen.add(page)
+    outcome.hits = best + rest
+    return outcome
 
 
 def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
@@ -132,7 +147,7 @@ def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answ
         return None
     if case.confidence < settings.min_confidence:
         return refuse(case, mode)
-    if _only_the_contact_page(case):
+    if case.evidence and _only_the_contact_page(case, case.evidence[0]):
         return refuse(case, mode, refused_because="contact_page")
     return None
 
@@ -141,16 +156,16 @@ def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answ
 CONTACT_COVER = 0.5
 
 
-def _only_the_contact_page(case: Case) -> bool:
-    """The best evidence is the site's support page (where the refusal points anyway), and it
-    holds fewer than half the question's key terms: "Does the product phone home?" matched
-    "phone support" on one word. Such an answer is the refusal in disguise, and a wrong one:
-    the reader is told what the docs checked and offered support instead."""
+def _only_the_contact_page(case: Case, top: Evidence) -> bool:
+    """`top` (the best evidence, or what an answer leads with) is the site's support page
+    (where the refusal points anyway), and it holds fewer than half the question's key terms:
+    "Does the product phone home?" matched "phone support" on one word. Such an answer is the
+    refusal in disguise, and a wrong one: the reader is told what the docs checked and offered
+    support instead."""
     support = case.support or {}
     url = support.get("url")
-    if not case.evidence or not url or support.get("configured") is False or not case.query.key_terms:
+    if not url or support.get("configured") is False or not case.query.key_terms:
         return False
-    top = case.evidence[0]
     if top.kind == "faq" or top.page_url != url.split("#")[0]:
         return False
     held = lexical.stem_terms(case.query.locale, f"{top.label}\n{top.text}") & case.query.key_terms
@@ -178,6 +193,8 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
     composition: Composition = compose(case.query, case.evidence, case.investigation.term_weights, relevance)
     if not composition.parts:
         return refuse(case, mode)
+    if _only_the_contact_page(case, composition.cited[0]):
+        return refuse(case, mode, refused_because="contact_page")
     return Answer(
         composition.parts,
         True,
