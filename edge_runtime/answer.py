@@ -23,7 +23,7 @@ from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
-from askdocs.edge_runtime.search import ANSWER_WEIGHTS, Hit, RankWeights, SearchOutcome, hybrid_search
+from askdocs.edge_runtime.search import ANSWER_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
 
 from askdocs import lexical
 from askdocs.shards import is_support_page
@@ -99,22 +99,7 @@ def question(
 
 
 def retrieve(docs: Docs, query: Query, settings: AnswerSettings) -> SearchOutcome:
-    """The search an answer is built on, each page's best section first.
-
-    The second stage orders pages (all of the best page's sections come before the next
-    page's); an answer reads the best section of each of the best pages first, so that a
-    question the first page only half answers still meets the page with the other half."""
-    outcome = hybrid_search(docs.scope, docs.embedder, query, settings.depth, settings.weights)
-    corpus = docs.scope.corpus
-    seen: set[tuple[int, int]] = set()
-    best: list[Hit] = []
-    rest: list[Hit] = []
-    for hit in outcome.hits:
-        page = (hit.ref.set, corpus.chunk(hit.ref).page)
-        (rest if page in seen else best).append(hit)
-        seen.add(page)
-    outcome.hits = best + rest
-    return outcome
+    return hybrid_search(docs.scope, docs.embedder, query, settings.depth, settings.weights)
 
 
 def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:

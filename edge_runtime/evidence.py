@@ -174,11 +174,7 @@ def investigate(
     terms = set(query.key_terms)
     identifiers = list(query.identifiers)
     hits = outcome.hits[:8]
-    # The order says which pages are read; how strongly both retrievers matched a section
-    # (its fused score) weighs it. The second stage's scores part pages steeply: a page it
-    # ranks second would weigh next to nothing against the first one's other sections.
-    strength = [hit.fused or hit.score for hit in hits]
-    top = max(strength, default=0.0)
+    top = hits[0].score if hits else 0.0
 
     opened: list[str] = []
     if faq is not None:
@@ -195,7 +191,7 @@ def investigate(
             opened.append(page.url)
             steps.append(events.status("reading", page.url))
             steps.append(events.tool("cat", {"path": page.url}))
-        weight = strength[rank] / top if top else 0.0
+        weight = hit.score / top if top else 0.0
         if chunk.kind == "faq":
             _add_faq(collector, corpus, hit.ref, weight)
             continue

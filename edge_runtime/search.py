@@ -11,10 +11,11 @@ A learned second stage (`rerank.py`: 12 signals of both retrievers, of the
 candidate's page and kind, fitted listwise) then re-scores the best fused
 candidates and orders search results (`DEFAULT_WEIGHTS`, `stage="rerank"`):
 leave one corpus out on the tuning corpora it ranked the right page better
-than plain fusion. Answers are built on the same order (`ANSWER_WEIGHTS`),
-reading each page's best section first (`answer.retrieve`). Which stages ran
-is part of the outcome (`retrievers`): a retriever or stage that fails is
-reported, and the fused order serves, never silently.
+than plain fusion. Answers are built on the fused order (`ANSWER_WEIGHTS`):
+composed from the second stage's order they were worse on the same tuning
+sets (README, Quality). Which stages ran is part of the outcome
+(`retrievers`): a retriever or stage that fails is reported, and the fused
+order serves, never silently.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class RankWeights:
 
 
 DEFAULT_WEIGHTS = RankWeights()  # search: /api/search, the MCP search tool, `askdocs search`
-ANSWER_WEIGHTS = DEFAULT_WEIGHTS  # what answers are built on (each page's best section first)
+ANSWER_WEIGHTS = RankWeights(stage="fused")  # the evidence answers are composed from
 
 
 @dataclass

@@ -64,11 +64,8 @@ def test_register_a_webhook_endpoint(docs):
     result = ask(docs, "How do I register a webhook endpoint?")
     assert result.answered
     assert cited(result)[0] == "/guides/webhooks/#register-an-endpoint", cited(result)
-    first_part = result.text.split("From:")[0]
-    assert "tallyfox webhook add" in first_part
-    # The new user's complaint: the proxy section answered. It may complete the answer (its tip
-    # says plain http:// URLs are refused at registration), never lead it.
-    assert "proxy" not in first_part.lower(), result.text
+    assert "tallyfox webhook add" in result.text
+    assert "proxy" not in result.text.lower()
 
 
 def test_spanish_windows_install_without_a_locale(docs):
@@ -199,26 +196,3 @@ def test_a_locale_of_one_page_is_answered_and_still_refuses(tmp_path, multilingu
         assert not ask(thin, message, locale="es").answered, message
     assert ask(thin, "How do I install the agent with pip?").answered
     assert not ask(thin, "What does the enterprise plan cost per seat?").answered
-
-
-def test_an_answer_reads_the_best_section_of_each_of_the_best_pages_first(docs):
-    # The second stage orders pages: every section of its best page comes before the next page.
-    # An answer reads each page's best section first, in the second stage's page order, so that
-    # the page holding the other half of a question is among the evidence ("memory" is a row of
-    # the install page; the FAQ holds many sections about hosts and machines).
-    from askdocs.edge_runtime.answer import question, retrieve
-    from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, hybrid_search
-
-    query = question(docs, "How much memory does the machine hosting the server need at the very least?")
-    searched = hybrid_search(docs.scope, docs.embedder, query, 8, DEFAULT_WEIGHTS)
-    read = retrieve(docs, query, AnswerSettings())
-
-    def page(hit):
-        return docs.scope.corpus.chunk_page(hit.ref).url
-
-    order = list(dict.fromkeys(page(h) for h in searched.hits))
-    assert [page(h) for h in searched.hits[:2]] == [order[0], order[0]]  # the case it is for
-    assert [page(h) for h in read.hits[: len(order)]] == order
-    assert sorted((h.ref.set, h.ref.index) for h in read.hits) == sorted(
-        (h.ref.set, h.ref.index) for h in searched.hits
-    )
