@@ -196,3 +196,30 @@ def test_a_locale_of_one_page_is_answered_and_still_refuses(tmp_path, multilingu
         assert not ask(thin, message, locale="es").answered, message
     assert ask(thin, "How do I install the agent with pip?").answered
     assert not ask(thin, "What does the enterprise plan cost per seat?").answered
+
+
+def test_an_answer_that_would_lead_with_the_support_page_on_one_word_is_refused(docs):
+    # The gate looks at the best evidence; the composer may still lead with a support page
+    # section further down ("phone" matches "phone support"). That answer is refused too.
+    import dataclasses
+
+    from askdocs.edge_runtime.answer import extractive, prepare, question
+
+    query = question(docs, "Does the product phone home?")
+    case = prepare(docs, query, AnswerSettings())
+    support = case.support["url"].split("#")[0]
+    contact = [e for e in case.evidence if e.page_url == support]
+    assert contact, [e.url for e in case.evidence]
+    elsewhere = dataclasses.replace(
+        contact[0],
+        url="/dashboards/#layout",
+        page_url="/dashboards/",
+        heading="Layout",
+        kind="section",
+        text="Dashboards arrange panels in a grid of twelve columns.",
+        title="Dashboards",
+    )
+    case.investigation.evidence = [elsewhere, *contact]
+    result = extractive(docs, case)
+    assert not result.answered, result.text
+    assert result.extra["refused_because"] == "contact_page"
