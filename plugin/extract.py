@@ -68,6 +68,7 @@ BLOCK_TAGS = {
     "blockquote",
     "hr",
 }
+_API_ENTRY = re.compile(r"(?:^|\s)sig-object(?:\s|$)")  # Sphinx >= 4: an API entry's signature line
 # Where a list item's own line ends: what follows inside the item keeps its order.
 _ITEM_BREAKS = ("code", "table", "list")
 BOILERPLATE = ", ".join(
@@ -265,6 +266,7 @@ class _Walker:
         self.links: list[str] = []
         self._inline: list[str] = []
         self._pending_date: str | None = None
+        self._level = 1  # of the last heading: an API entry is a section below it
 
     def flush(self, kind: str = "para") -> None:
         text = _norm_inline("".join(self._inline))
@@ -318,6 +320,12 @@ class _Walker:
                 continue
             elif self._is_admonition(child):
                 self._admonition(child, depth)
+            elif (
+                tag == "dt"
+                and _API_ENTRY.search(child.attributes.get("class") or "")
+                and child.attributes.get("id")
+            ):
+                self._api_entry(child, depth)
             elif tag in BLOCK_TAGS:
                 self.flush()
                 self.walk(child, depth + 1)
@@ -346,9 +354,30 @@ class _Walker:
             junk.decompose()
         text = heading_text(node)
         if text:
+            self._level = level
             self.blocks.append(Block("heading", text, level=level, anchor=anchor or ""))
             if self._pending_date:
                 self.blocks[-1].lastmod = self._take_date()
+
+    def _api_entry(self, node: LexborNode, depth: int) -> None:
+        """A Sphinx API entry (`<dt class="sig sig-object …" id="click.Choice">`, autodoc or
+        a hand-written directive) is a section of its own, as mkdocstrings' entries are on MkDocs:
+        its name is the heading, its anchor the entry's, one level below the heading it is
+        under (a method below its class); the signature stays as the section's first line."""
+        self.flush()
+        name = "".join(part.text(deep=True) for part in node.css(".sig-prename, .sig-name")).strip()
+        if not name:
+            name = _clean(node.text(deep=True, separator=" ")).split("(")[0][:80]
+        nesting, parent = 0, node.parent
+        while parent is not None:
+            if parent.tag == "dl" and parent.css_first("dt.sig-object"):
+                nesting += 1
+            parent = parent.parent
+        if name:
+            level = min(6, self._level + max(nesting, 1))
+            self.blocks.append(Block("heading", _clean(name), level=level, anchor=node.attributes["id"]))
+        self.walk(node, depth + 1)
+        self.flush()
 
     def _time(self, node: LexborNode) -> None:
         date = normalize_date(node.attributes.get("datetime"))

@@ -229,3 +229,30 @@ def test_a_list_item_holding_an_example_keeps_its_order():
         ("para", "The returned value is what the model stores."),
         ("list", "- Plain validators: stop at once."),
     ]
+
+
+def test_sphinx_api_entries_are_sections_of_their_own():
+    # Sphinx autodoc: one h2 holds many entries; each `dt.sig-object[id]` is a section of its
+    # own, as mkdocstrings renders them on MkDocs (a method one level below its class).
+    html = (
+        "<html><body><main><h1>API</h1><section><h2 id='types'>Types</h2>"
+        "<dl class='py class'><dt class='sig sig-object py' id='quokka.Choice'>"
+        "<em class='property'>class </em><span class='sig-prename descclassname'>quokka.</span>"
+        "<span class='sig-name descname'>Choice</span>(<em>choices</em>)"
+        "<a class='headerlink' href='#quokka.Choice'>¶</a></dt>"
+        "<dd><p>Checks a value against a fixed set of choices.</p>"
+        "<dl class='py method'><dt class='sig sig-object py' id='quokka.Choice.convert'>"
+        "<span class='sig-name descname'>convert</span>(<em>value</em>)</dt>"
+        "<dd><p>Returns the matching choice.</p></dd></dl></dd></dl>"
+        "<dl class='field-list simple'><dt class='field-odd'>Parameters</dt><dd>none</dd></dl>"
+        "</section></main></body></html>"
+    )
+    page = extract(html, "/api/")
+    assert [(h.level, h.text, h.anchor) for h in page.headings] == [
+        (1, "API", ""),
+        (2, "Types", "types"),
+        (3, "quokka.Choice", "quokka.Choice"),
+        (4, "convert", "quokka.Choice.convert"),
+    ]
+    assert "### quokka.Choice\n\nclass quokka.Choice(choices)\n\nChecks a value" in page.content
+    assert "#### convert\n\nconvert(value)\n\nReturns the matching choice." in page.content
