@@ -69,6 +69,7 @@ BLOCK_TAGS = {
     "hr",
 }
 _API_ENTRY = re.compile(r"(?:^|\s)sig-object(?:\s|$)")  # Sphinx >= 4: an API entry's signature line
+MAX_INDENT = 6  # nesting levels a list item shows (deeper items are indented as much)
 # Where a list item's own line ends: what follows inside the item keeps its order.
 _ITEM_BREAKS = ("code", "table", "list")
 BOILERPLATE = ", ".join(
@@ -278,12 +279,15 @@ class _Walker:
         date, self._pending_date = self._pending_date, None
         return date
 
-    def walk(self, node: LexborNode, depth: int = 0) -> None:
+    def walk(self, node: LexborNode, depth: int = 0, skip: tuple[str, ...] = ()) -> None:
+        """`skip`: tags of `node`'s own children to leave out (a list item's nested lists)."""
         if depth > 200:  # pathological nesting: keep the text, skip the structure
             self._inline.append(node.text(deep=True, separator=" "))
             return
         for child in node.iter(include_text=True):
             tag = child.tag
+            if tag in skip:
+                continue
             if tag == "-text":
                 self._inline.append(child.text_content or "")
                 continue
@@ -295,13 +299,13 @@ class _Walker:
                 self._code(child)
             elif tag in ("ul", "ol"):
                 self.flush()
-                self._list(child, tag == "ol", 0)
+                self._list(child, tag == "ol", 0, depth + 1)
             elif tag == "table" and child.css_first("pre"):
                 self.flush()
                 self._code_table(child)
             elif tag == "table":
                 self.flush()
-                self._table(child)
+                self._table(child, depth)
             elif tag == "br":
                 self._inline.append("\n")
             elif tag == "time":
@@ -326,6 +330,9 @@ class _Walker:
                 and child.attributes.get("id")
             ):
                 self._api_entry(child, depth)
+            elif tag == "dl" and _is_glossary(child):
+                self.flush()
+                self._definitions(child, depth)
             elif tag in BLOCK_TAGS:
                 self.flush()
                 self.walk(child, depth + 1)
@@ -379,6 +386,35 @@ class _Walker:
         self.walk(node, depth + 1)
         self.flush()
 
+    def _definitions(self, node: LexborNode, depth: int) -> None:
+        """A definition list (reST's, Markdown's `def_list`): each definition's first paragraph
+        is a list item led by its term ("- **BORG_PASSPHRASE**: When set, use the value…"), so
+        that the sentence keeps what it defines; the rest of the definition follows in order."""
+        terms: list[str] = []
+        for child in node.iter():
+            if child.tag == "dt":
+                term = self._inline_text(child, depth + 1)
+                if term:
+                    terms.append(term)
+                for a in child.css("a"):
+                    self._link(a)
+            elif child.tag == "dd":
+                sub = _Walker(self.page_url, self.site_url)
+                sub._level = self._level
+                sub.walk(child, depth + 1)
+                sub.flush()
+                self.links.extend(sub.links)
+                blocks = sub.blocks
+                label = " / ".join(f"**{t}**" for t in terms)
+                terms = []
+                if label and blocks and blocks[0].kind == "para":
+                    blocks[0] = Block("list", f"- {label}: {blocks[0].text.replace(chr(10), ' ')}")
+                elif label:
+                    self.blocks.append(Block("para", label))
+                self.blocks.extend(blocks)
+        for term in terms:  # a term without a definition
+            self.blocks.append(Block("para", f"**{term}**"))
+
     def _time(self, node: LexborNode) -> None:
         date = normalize_date(node.attributes.get("datetime"))
         if date:
@@ -413,24 +449,24 @@ class _Walker:
             if not re.fullmatch(r"[\d\s]*", pre.text(deep=True)):  # the gutter holds only numbers
                 self._code(pre)
 
-    def _list(self, node: LexborNode, ordered: bool, level: int) -> None:
+    def _list(self, node: LexborNode, ordered: bool, level: int, depth: int = 0) -> None:
+        if depth > 200:  # pathological nesting: keep the text, skip the structure
+            text = _clean(node.text(deep=True, separator=" "))
+            if text:
+                self.blocks.append(Block("list", f"{'  ' * min(level, MAX_INDENT)}- {text}"))
+            return
         number = 0
         for item in node.iter():
             if item.tag != "li":
                 continue
             number += 1
             sub = _Walker(self.page_url, self.site_url)
-            nested: list[tuple[LexborNode, bool]] = []
-            for child in item.iter(include_text=True):
-                if child.tag in ("ul", "ol"):
-                    nested.append((child, child.tag == "ol"))
-            for child, _ in nested:
-                child.decompose()
-            sub.walk(item)
+            nested = [(child, child.tag == "ol") for child in item.iter() if child.tag in ("ul", "ol")]
+            sub.walk(item, depth + 1, skip=("ul", "ol"))
             sub.flush()
             self.links.extend(sub.links)
             marker = f"{number}." if ordered else "-"
-            prefix = "  " * level
+            prefix = "  " * min(level, MAX_INDENT)
             # The item's own line is its text up to the first code block, table or list
             # inside it; what follows keeps its order (an explanation after the example
             # stays after it, a code block's numbered annotations stay under the code).
@@ -444,30 +480,28 @@ class _Walker:
                     continue
                 seen.add((block.kind, block.text))
                 if block.kind == "list":
-                    block.text = "  " * (level + 1) + block.text
+                    block.text = "  " * min(level + 1, MAX_INDENT) + block.text
                 self.blocks.append(block)
             for child, child_ordered in nested:
-                self._list(child, child_ordered, level + 1)
+                self._list(child, child_ordered, level + 1, depth + 1)
 
-    def _table(self, node: LexborNode) -> None:
+    def _table(self, node: LexborNode, depth: int = 0) -> None:
         rows = []
-        for tr in node.css("tr"):
-            cells = [
-                self._inline_text(cell).replace("|", "\\|") for cell in tr.iter() if cell.tag in ("td", "th")
-            ]
-            if any(cells):
-                rows.append("| " + " | ".join(cells) + " |")
-                if len(rows) == 1 and tr.css_first("th"):
-                    rows.append("| " + " | ".join("---" for _ in cells) + " |")
-        for a in node.css("a"):
-            self._link(a)
+        for tr in _own_rows(node):  # a table nested in a cell is that cell's text
+            cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
+            texts = [self._inline_text(cell, depth + 1).replace("|", "\\|") for cell in cells]
+            if any(texts):
+                rows.append("| " + " | ".join(texts) + " |")
+                if len(rows) == 1 and any(cell.tag == "th" for cell in cells):
+                    rows.append("| " + " | ".join("---" for _ in texts) + " |")
         if rows:
             self.blocks.append(Block("table", "\n".join(rows)))
 
-    def _inline_text(self, node: LexborNode) -> str:
+    def _inline_text(self, node: LexborNode, depth: int = 0) -> str:
         sub = _Walker(self.page_url, self.site_url)
-        sub.walk(node)
+        sub.walk(node, depth)
         sub.flush()
+        self.links.extend(sub.links)
         return " ".join(b.text.replace("\n", " ") for b in sub.blocks)
 
     @staticmethod
@@ -514,6 +548,26 @@ class _Walker:
         href = node.attributes.get("href")
         if href:
             self.links.append(href)
+
+
+def _own_rows(table: LexborNode) -> list[LexborNode]:
+    """The rows of `table` itself (directly or in its thead/tbody/tfoot), not of tables nested
+    in its cells."""
+    rows = []
+    for child in table.iter():
+        if child.tag == "tr":
+            rows.append(child)
+        elif child.tag in ("thead", "tbody", "tfoot"):
+            rows += [tr for tr in child.iter() if tr.tag == "tr"]
+    return rows
+
+
+def _is_glossary(node: LexborNode) -> bool:
+    """A plain definition list: not Sphinx's field lists ("Parameters:") nor its API entries."""
+    classes = (node.attributes.get("class") or "").split()
+    if "field-list" in classes:
+        return False
+    return not any(c.tag == "dt" and _API_ENTRY.search(c.attributes.get("class") or "") for c in node.iter())
 
 
 def heading_text(node: LexborNode) -> str:

@@ -256,3 +256,52 @@ def test_sphinx_api_entries_are_sections_of_their_own():
     ]
     assert "### quokka.Choice\n\nclass quokka.Choice(choices)\n\nChecks a value" in page.content
     assert "#### convert\n\nconvert(value)\n\nReturns the matching choice." in page.content
+
+
+def test_a_definition_keeps_its_term():
+    # reST definition lists (environment variables, options, glossaries): the definition's first
+    # sentence leads with its term, as a list item; a field list ("Parameters:") is left alone.
+    html = (
+        "<html><body><main><h1>Environment</h1><p>Quokka reads:</p><dl class='simple'>"
+        "<dt>QUOKKA_TOKEN</dt><dd><p>When set, used as the API token.</p><p>Overrides the file.</p></dd>"
+        "<dt><code>QUOKKA_HOME</code></dt><dt>QUOKKA_DIR</dt><dd><p>Where state is kept.</p></dd>"
+        "<dt>Lonely term</dt></dl>"
+        "<dl class='field-list simple'><dt>Parameters:</dt><dd><p>none</p></dd></dl>"
+        "</main></body></html>"
+    )
+    page = extract(html, "/env/")
+    assert [(b.kind, b.text) for b in page.blocks[2:]] == [
+        ("list", "- **QUOKKA_TOKEN**: When set, used as the API token."),
+        ("para", "Overrides the file."),
+        ("list", "- **`QUOKKA_HOME`** / **QUOKKA_DIR**: Where state is kept."),
+        ("para", "**Lonely term**"),
+        ("para", "Parameters:"),
+        ("para", "none"),
+    ]
+
+
+def test_nested_list_items_are_kept():
+    # Items of a nested list used to vanish with the list they were nested in.
+    html = (
+        "<html><body><main><h1>Errors</h1><ul><li>HTTPError<ul><li>RequestError<ul>"
+        "<li>TimeoutException</li></ul></li><li>HTTPStatusError</li></ul></li><li>InvalidURL</li>"
+        "</ul></main></body></html>"
+    )
+    assert extract(html, "/errors/").content == (
+        "# Errors\n\n- HTTPError\n  - RequestError\n    - TimeoutException\n"
+        "  - HTTPStatusError\n- InvalidURL\n"
+    )
+
+
+def test_pathological_nesting_is_bounded():
+    # Deeply nested lists, tables and definition lists: the text is kept, in bounded time
+    # and without running out of stack (each level used to restart the depth count).
+    for opening, closing in (
+        ("<ul><li>", "</li></ul>"),
+        ("<table><tr><td>", "</td></tr></table>"),
+        ("<dl><dt>term</dt><dd>", "</dd></dl>"),
+        ("<ul><li><div>", "</div></li></ul>"),
+    ):
+        html = f"<html><body><main><h1>Deep</h1>{opening * 3000}bottom{closing * 3000}</main></body></html>"
+        page = extract(html, "/deep/")
+        assert "bottom" in page.content, opening
