@@ -393,11 +393,9 @@ class _Walker:
         terms: list[str] = []
         for child in node.iter():
             if child.tag == "dt":
-                term = self._inline_text(child, depth + 1)
+                term = self._inline_text(child, depth + 1)  # its links are recorded there
                 if term:
                     terms.append(term)
-                for a in child.css("a"):
-                    self._link(a)
             elif child.tag == "dd":
                 sub = _Walker(self.page_url, self.site_url)
                 sub._level = self._level
