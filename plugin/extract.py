@@ -324,11 +324,7 @@ class _Walker:
                 continue
             elif self._is_admonition(child):
                 self._admonition(child, depth)
-            elif (
-                tag == "dt"
-                and _API_ENTRY.search(child.attributes.get("class") or "")
-                and child.attributes.get("id")
-            ):
+            elif _is_api_entry(child) and child.attributes.get("id"):
                 self._api_entry(child, depth)
             elif tag == "dl" and _is_glossary(child):
                 self.flush()
@@ -397,12 +393,7 @@ class _Walker:
                 if term:
                     terms.append(term)
             elif child.tag == "dd":
-                sub = _Walker(self.page_url, self.site_url)
-                sub._level = self._level
-                sub.walk(child, depth + 1)
-                sub.flush()
-                self.links.extend(sub.links)
-                blocks = sub.blocks
+                blocks = self._read(child, depth + 1, level=self._level)
                 label = " / ".join(f"**{t}**" for t in terms)
                 terms = []
                 if label and blocks and blocks[0].kind == "para":
@@ -458,22 +449,19 @@ class _Walker:
             if item.tag != "li":
                 continue
             number += 1
-            sub = _Walker(self.page_url, self.site_url)
             nested = [(child, child.tag == "ol") for child in item.iter() if child.tag in ("ul", "ol")]
-            sub.walk(item, depth + 1, skip=("ul", "ol"))
-            sub.flush()
-            self.links.extend(sub.links)
+            blocks = self._read(item, depth + 1, skip=("ul", "ol"))
             marker = f"{number}." if ordered else "-"
             prefix = "  " * min(level, MAX_INDENT)
             # The item's own line is its text up to the first code block, table or list
             # inside it; what follows keeps its order (an explanation after the example
             # stays after it, a code block's numbered annotations stay under the code).
-            lead = next((i for i, b in enumerate(sub.blocks) if b.kind in _ITEM_BREAKS), len(sub.blocks))
-            line = " ".join(b.text.replace("\n", " ") for b in sub.blocks[:lead])
+            lead = next((i for i, b in enumerate(blocks) if b.kind in _ITEM_BREAKS), len(blocks))
+            line = " ".join(b.text.replace("\n", " ") for b in blocks[:lead])
             if line:
                 self.blocks.append(Block("list", f"{prefix}{marker} {line}"))
             seen: set[tuple[str, str]] = set()
-            for block in sub.blocks[lead:]:
+            for block in blocks[lead:]:
                 if (block.kind, block.text) in seen:  # the same notes under each content tab
                     continue
                 seen.add((block.kind, block.text))
@@ -487,7 +475,9 @@ class _Walker:
         rows = []
         for tr in _own_rows(node):  # a table nested in a cell is that cell's text
             cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
-            texts = [self._inline_text(cell, depth + 1).replace("|", "\\|") for cell in cells]
+            texts = []
+            for cell in cells:  # a loop, not a comprehension: one stack frame less per nested table
+                texts.append(self._inline_text(cell, depth + 1).replace("|", "\\|"))
             if any(texts):
                 rows.append("| " + " | ".join(texts) + " |")
                 if len(rows) == 1 and any(cell.tag == "th" for cell in cells):
@@ -495,12 +485,18 @@ class _Walker:
         if rows:
             self.blocks.append(Block("table", "\n".join(rows)))
 
-    def _inline_text(self, node: LexborNode, depth: int = 0) -> str:
+    def _read(self, node: LexborNode, depth: int, skip: tuple[str, ...] = (), level: int = 1) -> list[Block]:
+        """`node`'s blocks, read apart from the page's (a list item, a cell, a definition, an
+        admonition); its links count for the page. `level`: the heading it sits under."""
         sub = _Walker(self.page_url, self.site_url)
-        sub.walk(node, depth)
+        sub._level = level
+        sub.walk(node, depth, skip)
         sub.flush()
         self.links.extend(sub.links)
-        return " ".join(b.text.replace("\n", " ") for b in sub.blocks)
+        return sub.blocks
+
+    def _inline_text(self, node: LexborNode, depth: int = 0) -> str:
+        return " ".join(b.text.replace("\n", " ") for b in self._read(node, depth))
 
     @staticmethod
     def _is_admonition(node: LexborNode) -> bool:
@@ -519,16 +515,13 @@ class _Walker:
             classes = (node.attributes.get("class") or "").split()
             kinds = [c for c in classes if c not in ("admonition", "details")]
             title = kinds[0].capitalize() if kinds else "Note"
-        sub = _Walker(self.page_url, self.site_url)
-        sub.walk(node, depth + 1)
-        sub.flush()
-        self.links.extend(sub.links)
-        if sub.blocks and sub.blocks[0].kind == "para":
-            sub.blocks[0].text = f"**{title}:** {sub.blocks[0].text}"
-            sub.blocks[0].kind = "note"
+        blocks = self._read(node, depth + 1)
+        if blocks and blocks[0].kind == "para":
+            blocks[0].text = f"**{title}:** {blocks[0].text}"
+            blocks[0].kind = "note"
         else:
             self.blocks.append(Block("note", f"**{title}:**"))
-        self.blocks.extend(sub.blocks)
+        self.blocks.extend(blocks)
 
     def _anchor(self, node: LexborNode, depth: int) -> None:
         """Internal links stay in the text as Markdown links (`cat` readers follow them)."""
@@ -560,12 +553,17 @@ def _own_rows(table: LexborNode) -> list[LexborNode]:
     return rows
 
 
+def _is_api_entry(node: LexborNode) -> bool:
+    """Sphinx's signature line of an API entry (`<dt class="sig sig-object py">`)."""
+    return node.tag == "dt" and bool(_API_ENTRY.search(node.attributes.get("class") or ""))
+
+
 def _is_glossary(node: LexborNode) -> bool:
     """A plain definition list: not Sphinx's field lists ("Parameters:") nor its API entries."""
     classes = (node.attributes.get("class") or "").split()
     if "field-list" in classes:
         return False
-    return not any(c.tag == "dt" and _API_ENTRY.search(c.attributes.get("class") or "") for c in node.iter())
+    return not any(_is_api_entry(c) for c in node.iter())
 
 
 def heading_text(node: LexborNode) -> str:
