@@ -70,6 +70,7 @@ BLOCK_TAGS = {
 }
 _API_ENTRY = re.compile(r"(?:^|\s)sig-object(?:\s|$)")  # Sphinx >= 4: an API entry's signature line
 MAX_INDENT = 6  # nesting levels a list item shows (deeper items are indented as much)
+MAX_FRAMES = 400  # stack frames a walk may use below its root (see _Walker); Python allows 1,000
 # Where a list item's own line ends: what follows inside the item keeps its order.
 _ITEM_BREAKS = ("code", "table", "list")
 BOILERPLATE = ", ".join(
@@ -258,7 +259,13 @@ def _norm_inline(text: str) -> str:
 
 
 class _Walker:
-    """Turns a DOM subtree into blocks (one pass, no recursion limits hit)."""
+    """Turns a DOM subtree into blocks, in one pass.
+
+    `depth` counts the stack frames the walk has used below its root: each call that
+    recurses adds the frames it costs (a table cell is four: `_table`, `_inline_text`,
+    `_read`, `walk`), and past `MAX_FRAMES` a subtree is kept as plain text. So the
+    deepest walk is bounded in frames, not in nesting levels, whatever the nesting is
+    made of, and the same page gives the same blocks whoever calls it."""
 
     def __init__(self, page_url: str, site_url: str = "") -> None:
         self.page_url = page_url
@@ -281,7 +288,7 @@ class _Walker:
 
     def walk(self, node: LexborNode, depth: int = 0, skip: tuple[str, ...] = ()) -> None:
         """`skip`: tags of `node`'s own children to leave out (a list item's nested lists)."""
-        if depth > 200:  # pathological nesting: keep the text, skip the structure
+        if depth > MAX_FRAMES:  # pathological nesting: keep the text, skip the structure
             self._inline.append(node.text(deep=True, separator=" "))
             return
         for child in node.iter(include_text=True):
@@ -299,13 +306,13 @@ class _Walker:
                 self._code(child)
             elif tag in ("ul", "ol"):
                 self.flush()
-                self._list(child, tag == "ol", 0, depth + 1)
+                self._list(child, tag == "ol", 0, depth + 1)  # _list
             elif tag == "table" and child.css_first("pre"):
                 self.flush()
                 self._code_table(child)
             elif tag == "table":
                 self.flush()
-                self._table(child, depth)
+                self._table(child, depth + 1)  # _table
             elif tag == "br":
                 self._inline.append("\n")
             elif tag == "time":
@@ -315,7 +322,7 @@ class _Walker:
                 if code:
                     self._inline.append(f"`{code}`")
             elif tag == "a":
-                self._anchor(child, depth)
+                self._anchor(child, depth + 1)  # _anchor
             elif tag == "img":
                 alt = (child.attributes.get("alt") or "").strip()
                 if alt:
@@ -323,12 +330,12 @@ class _Walker:
             elif tag == "header" and not child.css_first("h1, h2, h3, h4, h5, h6"):
                 continue
             elif self._is_admonition(child):
-                self._admonition(child, depth)
+                self._admonition(child, depth + 1)  # _admonition
             elif _is_api_entry(child) and child.attributes.get("id"):
-                self._api_entry(child, depth)
+                self._api_entry(child, depth + 1)  # _api_entry
             elif tag == "dl" and _is_glossary(child):
                 self.flush()
-                self._definitions(child, depth)
+                self._definitions(child, depth + 1)  # _definitions
             elif tag in BLOCK_TAGS:
                 self.flush()
                 self.walk(child, depth + 1)
@@ -389,11 +396,11 @@ class _Walker:
         terms: list[str] = []
         for child in node.iter():
             if child.tag == "dt":
-                term = self._inline_text(child, depth + 1)  # its links are recorded there
+                term = self._inline_text(child, depth)  # its links are recorded there
                 if term:
                     terms.append(term)
             elif child.tag == "dd":
-                blocks = self._read(child, depth + 1, level=self._level)
+                blocks = self._read(child, depth, level=self._level)
                 label = " / ".join(f"**{t}**" for t in terms)
                 terms = []
                 if label and blocks and blocks[0].kind == "para":
@@ -439,7 +446,7 @@ class _Walker:
                 self._code(pre)
 
     def _list(self, node: LexborNode, ordered: bool, level: int, depth: int = 0) -> None:
-        if depth > 200:  # pathological nesting: keep the text, skip the structure
+        if depth > MAX_FRAMES:  # pathological nesting: keep the text, skip the structure
             text = _clean(node.text(deep=True, separator=" "))
             if text:
                 self.blocks.append(Block("list", f"{'  ' * min(level, MAX_INDENT)}- {text}"))
@@ -450,7 +457,7 @@ class _Walker:
                 continue
             number += 1
             nested = [(child, child.tag == "ol") for child in item.iter() if child.tag in ("ul", "ol")]
-            blocks = self._read(item, depth + 1, skip=("ul", "ol"))
+            blocks = self._read(item, depth, skip=("ul", "ol"))
             marker = f"{number}." if ordered else "-"
             prefix = "  " * min(level, MAX_INDENT)
             # The item's own line is its text up to the first code block, table or list
@@ -477,7 +484,7 @@ class _Walker:
             cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
             texts = []
             for cell in cells:  # a loop, not a comprehension: one stack frame less per nested table
-                texts.append(self._inline_text(cell, depth + 1).replace("|", "\\|"))
+                texts.append(self._inline_text(cell, depth).replace("|", "\\|"))
             if any(texts):
                 rows.append("| " + " | ".join(texts) + " |")
                 if len(rows) == 1 and any(cell.tag == "th" for cell in cells):
@@ -490,13 +497,13 @@ class _Walker:
         admonition); its links count for the page. `level`: the heading it sits under."""
         sub = _Walker(self.page_url, self.site_url)
         sub._level = level
-        sub.walk(node, depth, skip)
+        sub.walk(node, depth + 2, skip)  # _read, walk
         sub.flush()
         self.links.extend(sub.links)
         return sub.blocks
 
     def _inline_text(self, node: LexborNode, depth: int = 0) -> str:
-        return " ".join(b.text.replace("\n", " ") for b in self._read(node, depth))
+        return " ".join(b.text.replace("\n", " ") for b in self._read(node, depth + 1))
 
     @staticmethod
     def _is_admonition(node: LexborNode) -> bool:
@@ -515,7 +522,7 @@ class _Walker:
             classes = (node.attributes.get("class") or "").split()
             kinds = [c for c in classes if c not in ("admonition", "details")]
             title = kinds[0].capitalize() if kinds else "Note"
-        blocks = self._read(node, depth + 1)
+        blocks = self._read(node, depth)
         if blocks and blocks[0].kind == "para":
             blocks[0].text = f"**{title}:** {blocks[0].text}"
             blocks[0].kind = "note"

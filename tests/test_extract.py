@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from askdocs.plugin.extract import extract, parse_faq_jsonld, strip_links, to_site_path
+from askdocs.plugin.extract import (
+    MAX_FRAMES,
+    MAX_INDENT,
+    extract,
+    parse_faq_jsonld,
+    strip_links,
+    to_site_path,
+)
 
 DATA = Path(__file__).parent / "data" / "html"
 SITE = "https://docs.quokka.example/"
@@ -305,3 +313,44 @@ def test_pathological_nesting_is_bounded():
         html = f"<html><body><main><h1>Deep</h1>{opening * 3000}bottom{closing * 3000}</main></body></html>"
         page = extract(html, "/deep/")
         assert "bottom" in page.content, opening
+
+
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def test_nesting_is_bounded_in_stack_frames_whatever_it_is_made_of():
+    # The guard counts the frames each kind of nesting costs (a table cell four, a list
+    # item three, a link two), so a walk never needs more than MAX_FRAMES of stack: every
+    # nesting below passes with only that much headroom (plus a margin for the leaf calls),
+    # where counting nesting levels let a deep table or definition list use 4 frames a level.
+    nestings = (
+        ("<ul><li>", "</li></ul>"),
+        ("<ol><li><p>", "</p></li></ol>"),
+        ("<table><tr><td>", "</td></tr></table>"),
+        ("<dl><dt>term</dt><dd>", "</dd></dl>"),
+        ("<dl><dt>te<table><tr><td>rm", "</td></tr></table></dt><dd>d</dd></dl>"),
+        ("<div class='admonition note'><p class='admonition-title'>N</p>", "</div>"),
+        ("<details><summary>S</summary>", "</details>"),
+        ("<a href='/x/'><span>", "</span></a>"),
+        ("<ul><li><table><tr><td><div class='admonition'>", "</div></td></tr></table></li></ul>"),
+    )
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_stack_depth() + MAX_FRAMES + 60)
+        for opening, closing in nestings:
+            deep = f"{opening * 2000}bottom{closing * 2000}"
+            html = f"<html><body><main><h1>Deep</h1>{deep}</main></body></html>"
+            assert "bottom" in extract(html, "/deep/").content, opening
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_ordinary_nesting_keeps_its_structure():
+    # Thirty levels of nested lists (far deeper than any real page) are still a list tree.
+    html = "<html><body><main><h1>T</h1>" + "<ul><li>x" * 30 + "</li></ul>" * 30 + "</main></body></html>"
+    lines = extract(html, "/t/").content.splitlines()
+    assert lines[2] == "- x" and lines[-1] == "  " * MAX_INDENT + "- x" and len(lines) == 32
