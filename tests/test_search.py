@@ -243,3 +243,26 @@ def test_a_question_asking_which_release_is_pointed_at_the_release_notes(example
         corpus,
         search(public_scope, embedder, how, "en", 10, dataclasses.replace(RankWeights(), reranker=without)),
     )
+
+
+def test_a_follow_ups_borrowed_words_weigh_less_in_the_second_stage(example_corpus, public_scope):
+    """The second stage's coverage signals: the words a follow-up borrowed from the previous
+    question ("rotate the API token") would make the page that answered it cover the most;
+    the reader's own words ("Business seat cost") say what is asked now."""
+    from askdocs.edge_runtime import rerank
+    from askdocs.edge_runtime.conversation import ChatRequest, Turn
+    from askdocs.edge_runtime.query import make_query
+    from askdocs.edge_runtime.search import fused_candidates, pool_candidates
+
+    corpus, embedder = example_corpus
+    history = (Turn("user", "How do I rotate the API token?"), Turn("assistant", "Run token rotate."))
+    query = make_query(ChatRequest("and what does a Business seat cost?", "en", history, None), public_scope)
+    fused = dataclasses.replace(DEFAULT_WEIGHTS, stage="fused")
+    _, ranked, vector = fused_candidates(public_scope, embedder, query, fused)
+    pool = pool_candidates(ranked[: fused.pool])
+    cover: dict[str, float] = {}
+    for candidate, row in zip(pool, rerank.features(public_scope, query, pool, vector), strict=True):
+        url = corpus.chunk_page(candidate.ref).url
+        cover[url] = max(cover.get(url, 0.0), row["text_cover"] + row["heading_cover"])
+    assert max(cover, key=cover.get) == "/pricing/", cover
+    assert cover["/pricing/"] > cover["/security/"] + 0.2  # the token page held the borrowed words
