@@ -31,6 +31,17 @@ BIN = Path(sys.executable).parent  # the venv's bin: mkdocs, askdocs
 
 
 # -- numbers -----------------------------------------------------------------
+def client_limits(connections: int) -> Any:
+    """An httpx pool for a benchmark's readers. Idle connections are given up after 2 s, before
+    the server closes them (ASKDOCS_KEEP_ALIVE, 5 s, httpx's own default too): with both at
+    5 s a request sent on a connection the server is closing is reset (a `ReadError`)."""
+    import httpx
+
+    return httpx.Limits(
+        max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=2.0
+    )
+
+
 def percentile(values: Sequence[float], p: float) -> float:
     if not values:
         return float("nan")

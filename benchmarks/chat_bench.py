@@ -36,6 +36,7 @@ from _benchlib import (  # noqa: E402
     Report,
     Server,
     Ticker,
+    client_limits,
     free_port,
     mkdocs_build,
     progress,
@@ -241,7 +242,7 @@ async def stream_async(client, item: dict) -> StreamRecord:
 async def wave(base_url: str, items: list[dict]) -> list[StreamRecord]:
     import httpx
 
-    limits = httpx.Limits(max_connections=len(items) + 10, max_keepalive_connections=len(items) + 10)
+    limits = client_limits(len(items) + 10)
     async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(180.0), limits=limits) as client:
         return await asyncio.gather(*(stream_async(client, item) for item in items))
 

@@ -20,7 +20,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import Report, extractive_server, percentile, progress, site_example, table  # noqa: E402
+from _benchlib import (  # noqa: E402
+    Report,
+    client_limits,
+    extractive_server,
+    percentile,
+    progress,
+    site_example,
+    table,
+)
 from memory_bench import rss_mb, unique_questions  # noqa: E402
 
 SEARCHES = [
@@ -44,7 +52,7 @@ async def phase(url: str, concurrency: int, jobs: list, kind: str) -> dict:
     latencies: list[float] = []
     errors: list[str] = []
     gate = asyncio.Semaphore(concurrency)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    limits = client_limits(concurrency)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
 
         async def one(job) -> None:

@@ -69,11 +69,12 @@ def rss_mb(pid: int) -> float:
 async def chat_wave(url: str, questions: list[str], concurrency: int, timeout: float = 60) -> dict:
     """Stream every question to its end; count the ones that did not end in exactly one `done`."""
     import httpx
+    from _benchlib import client_limits
     from askdocs.edge_runtime.sse import parse
 
     failures: list[str] = []
     gate = asyncio.Semaphore(concurrency)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    limits = client_limits(concurrency)
     async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
 
         async def one(question: str) -> None:

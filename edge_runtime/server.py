@@ -61,5 +61,9 @@ def serve(settings: Settings, host: str, port: int) -> None:
         timeout_graceful_shutdown=int(settings.shutdown_grace) + 2,
         proxy_headers=False,
         http=header_deadline_protocol(settings.header_timeout),
+        # An idle keep-alive connection is closed after this; whoever reuses connections to
+        # askdocs (nginx's upstream `keepalive_timeout`, a load balancer, an HTTP client's pool)
+        # must give up on them sooner, else a request sent as the server closes is reset.
+        timeout_keep_alive=settings.keep_alive,
     )
     _Server(config, app.state.runtime).run()

@@ -37,6 +37,7 @@ KNOWN_ENV = {
     "ASKDOCS_EVENT_STREAM_MAXLEN": "answer-log records the Redis stream keeps (100000)",
     "ASKDOCS_HEADER_TIMEOUT": "seconds a request's header block may take to arrive (10)",
     "ASKDOCS_BODY_TIMEOUT": "seconds a request's body may take to arrive after its headers (10)",
+    "ASKDOCS_KEEP_ALIVE": "seconds an idle keep-alive connection stays open (5); a proxy's must be shorter",
     "ASKDOCS_ADMIN_TOKEN": "operator bearer token: admin routes, full /healthz and /metrics",
     "ASKDOCS_SHUTDOWN_GRACE": "seconds running answers get to finish on SIGTERM (10)",
     "ASKDOCS_MCP_TOKEN": "reader JWT for `askdocs mcp` (stdio): its groups open restricted pages",
@@ -97,6 +98,7 @@ class Settings:
     grep_budget_seconds: float = 0.5
     header_timeout: float = 10.0
     body_timeout: float = 10.0
+    keep_alive: float = 5.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides) -> Settings:
@@ -120,6 +122,7 @@ class Settings:
         for name, key in (
             ("header_timeout", "ASKDOCS_HEADER_TIMEOUT"),
             ("body_timeout", "ASKDOCS_BODY_TIMEOUT"),
+            ("keep_alive", "ASKDOCS_KEEP_ALIVE"),
         ):
             if env.get(key):
                 values[name] = _number(env, key)
@@ -198,6 +201,8 @@ class Settings:
     def validate(self) -> None:
         if self.header_timeout <= 0 or self.body_timeout <= 0:
             raise AskdocsError("ASKDOCS_HEADER_TIMEOUT and ASKDOCS_BODY_TIMEOUT must be positive")
+        if self.keep_alive <= 0:
+            raise AskdocsError("ASKDOCS_KEEP_ALIVE must be positive (seconds)")
         if self.admin_token is not None and len(self.admin_token) < 16:
             raise AskdocsError("ASKDOCS_ADMIN_TOKEN must be at least 16 characters (it opens /healthz)")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):

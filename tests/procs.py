@@ -99,6 +99,7 @@ http {{
     upstream askdocs {{
 {servers}
         keepalive 16;
+        keepalive_timeout 4s;
     }}
     server {{
         listen 127.0.0.1:{port};

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from askdocs.edge_runtime.settings import KNOWN_ENV
+from askdocs.edge_runtime.settings import KNOWN_ENV, Settings
 
 from tests.procs import binary
 
@@ -121,6 +121,11 @@ def test_the_shipped_nginx_config_passes_nginx_t(tmp_path):
         capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
+    # nginx drops idle upstream connections before a replica does (else a chat POST sent on
+    # one the replica is closing is reset and not retried: a 502).
+    upstream = config[config.index("upstream askdocs") :].split("}")[0]
+    timeout = re.search(r"keepalive_timeout (\d+)s;", upstream)
+    assert timeout and int(timeout.group(1)) < Settings(index="x").keep_alive, upstream
     locations = (DEPLOY / "nginx" / "askdocs.locations.conf").read_text()
     chat = locations[locations.index("location = /api/chat") :].split("}")[0]
     assert "proxy_buffering off" in chat and "proxy_read_timeout 1h" in chat

@@ -268,7 +268,8 @@ def test_a_short_admin_token_is_refused():
 @pytest.fixture(scope="module")
 def deadline_server(example_site):
     server = Server(
-        [str(example_site.site_dir)], env={"ASKDOCS_HEADER_TIMEOUT": "1.5", "ASKDOCS_BODY_TIMEOUT": "1.5"}
+        [str(example_site.site_dir)],
+        env={"ASKDOCS_HEADER_TIMEOUT": "1.5", "ASKDOCS_BODY_TIMEOUT": "1.5", "ASKDOCS_KEEP_ALIVE": "1"},
     )
     yield server
     server.stop()
@@ -371,6 +372,23 @@ def test_slow_clients_do_not_tie_up_the_server(deadline_server):
         for sock in socks:
             sock.close()
     assert httpx.get(deadline_server.url + "/healthz", timeout=5).status_code == 200
+
+
+def test_an_idle_keep_alive_connection_is_closed_after_askdocs_keep_alive(deadline_server):
+    """A proxy or client pool must drop idle connections before the server does (nginx's
+    upstream `keepalive_timeout` 4s against the default 5s): the server's side is settable."""
+    with connect(deadline_server) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        data, took = read_until_closed(sock, 8)
+    assert data.startswith(b"HTTP/1.1 200") and data.count(b"HTTP/1.1") == 1, data[:200]
+    assert 0.8 < took < 3  # ASKDOCS_KEEP_ALIVE=1, not uvicorn's 5 s
+
+
+def test_keep_alive_must_be_positive():
+    from askdocs.errors import AskdocsError
+
+    with pytest.raises(AskdocsError, match="ASKDOCS_KEEP_ALIVE"):
+        Settings.from_env(env={"ASKDOCS_KEEP_ALIVE": "0"}, index="x")
 
 
 def test_an_oversized_header_block_is_a_json_400(deadline_server):
