@@ -82,6 +82,8 @@ def test_the_askdocs_deployment_probes_drains_and_runs_as_non_root():
     assert env["ASKDOCS_REDIS_URL"].startswith("redis://askdocs-redis:")
     grace = float(env.get("ASKDOCS_SHUTDOWN_GRACE") or GRACE_DEFAULT)
     assert pod["terminationGracePeriodSeconds"] > grace + 5  # preStop sleep + the drain
+    # ingress-nginx keeps idle upstream connections 60 s: the replica keeps them longer.
+    assert float(env["ASKDOCS_KEEP_ALIVE"]) > 60
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert container["args"][0] == "--index" and container["args"][1].endswith("/current.json")
 
