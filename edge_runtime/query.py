@@ -46,11 +46,14 @@ _FRAMING = re.compile(
     r"|\bes\s+compatible\s+con\b|\bhay\s+(?:alguna\s+)?(?:forma|manera|opci[oó]n)\b",
     re.I,
 )
+# About versions, dates or changes (`Query.temporal`: release notes count as answers, the newest
+# wins). "changed", "removed", "cambió" ask about history; "change", "remove", "cambiar", "cambio"
+# are how a reader asks to modify something ("how do I change the port?").
 TEMPORAL = re.compile(
-    r"\b(when|which version|what version|since|until|changed?|changelog|deprecat\w*|removed?|"
+    r"\b(when|which version|what version|since|until|changed|changelog|deprecat\w*|removed|"
     r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
-    r"cu[aá]ndo|qu[eé] versi[oó]n|desde|cambi\w*|obsolet\w*|elimin\w*|nuev\w*|"
-    r"actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
+    r"cu[aá]ndo|qu[eé] versi[oó]n|desde|cambi(?:ó|ad[oa]s?|aron|os)|obsolet\w*|"
+    r"elimin(?:ó|ad[oa]s?|aron)|nuev\w*|actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
     re.I,
 )
 # A question that asks for a version or release ("which release added zstd decoding?", "since

@@ -9,7 +9,7 @@ from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import Evidence, assess
 from askdocs.edge_runtime.extractive import compose
-from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms
+from askdocs.edge_runtime.query import TEMPORAL, Query, identifier_tokens, key_terms
 from askdocs.edge_runtime.search import Hit, SearchOutcome
 
 from askdocs import lexical
@@ -36,6 +36,29 @@ PRICING = """## Plans
 | Team | $12 / month | no | email |
 | Business | $29 / month | yes | 4-hour response |
 | Enterprise | contact sales | yes | dedicated |"""
+
+
+def test_a_verb_that_modifies_is_not_a_question_about_history():
+    """`Query.temporal` (release notes count as answers, recency matters): "changed", "removed",
+    "cambió" ask about history; "how do I change the port?" asks how to modify something, and
+    its answer is not a changelog line ("Fix bug in calculating the HTTP/2 maximum frame size"
+    answered "how do I change the maximum number of redirects?")."""
+    about_history = [
+        "What changed in the default timeouts?",
+        "Which release removed WatchGod support?",
+        "¿Qué cambió en la configuración de los webhooks?",
+        "¿Se eliminó el soporte de Windows?",
+    ]
+    modifying = [
+        "How do I change the maximum number of redirects httpx will follow?",
+        "Can I add or remove workers while it's running?",
+        "¿Cómo puedo cambiar el puerto del servidor?",
+        "¿Cómo elimino un token? ¿Hay que eliminar también la sesión?",
+        "¿Cómo cambio el puerto?",
+    ]
+    assert [q for q in about_history if not TEMPORAL.search(q)] == []
+    assert [q for q in modifying if TEMPORAL.search(q)] == []
+
 
 CHANGELOG = """## 0.14.0
 
