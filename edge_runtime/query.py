@@ -48,11 +48,15 @@ _FRAMING = re.compile(
 )
 # About versions, dates or changes (`Query.temporal`: release notes count as answers, the newest
 # wins). "changed", "removed", "cambió" ask about history; "change", "remove", "cambiar", "cambio"
-# are how a reader asks to modify something ("how do I change the port?").
+# are how a reader asks to modify something ("how do I change the port?"). "When" asks about
+# history with a past tense ("when was it removed?", "¿cuándo se añadió?"); otherwise it is the
+# conjunction of "what happens when the server is slow?" or asks about use ("when should I…?").
 TEMPORAL = re.compile(
-    r"\b(when|which version|what version|since|until|changed|changelog|deprecat\w*|removed|"
+    r"\b(when\s+(?:was|were|did|has|have|had)|which version|what version|since|until|changed|"
+    r"changelog|deprecat\w*|removed|"
     r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
-    r"cu[aá]ndo|qu[eé] versi[oó]n|desde|cambi(?:ó|ad[oa]s?|aron|os)|obsolet\w*|"
+    r"cu[aá]ndo\s+(?:se\s+)?\w+(?:ó|aron|ieron)|desde\s+cu[aá]ndo|qu[eé] versi[oó]n|desde|"
+    r"cambi(?:ó|ad[oa]s?|aron|os)|obsolet\w*|"
     r"elimin(?:ó|ad[oa]s?|aron)|nuev\w*|actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
     re.I,
 )

@@ -40,7 +40,8 @@ PRICING = """## Plans
 
 def test_a_verb_that_modifies_is_not_a_question_about_history():
     """`Query.temporal` (release notes count as answers, recency matters): "changed", "removed",
-    "cambió" ask about history; "how do I change the port?" asks how to modify something, and
+    "cambió", "when was…" ask about history; "how do I change the port?" asks how to modify
+    something, "when the server is slow" is a conjunction, and
     its answer is not a changelog line ("Fix bug in calculating the HTTP/2 maximum frame size"
     answered "how do I change the maximum number of redirects?")."""
     about_history = [
@@ -48,6 +49,9 @@ def test_a_verb_that_modifies_is_not_a_question_about_history():
         "Which release removed WatchGod support?",
         "¿Qué cambió en la configuración de los webhooks?",
         "¿Se eliminó el soporte de Windows?",
+        "When did the built-in theme stop shipping jQuery?",
+        "When was the proxies argument dropped?",
+        "¿Cuándo se añadió el soporte de HTTP/2?",
     ]
     modifying = [
         "How do I change the maximum number of redirects httpx will follow?",
@@ -55,6 +59,10 @@ def test_a_verb_that_modifies_is_not_a_question_about_history():
         "¿Cómo puedo cambiar el puerto del servidor?",
         "¿Cómo elimino un token? ¿Hay que eliminar también la sesión?",
         "¿Cómo cambio el puerto?",
+        "My script hangs when the server is slow. How do I make it give up?",
+        "When should I use UvicornH11Worker instead of UvicornWorker?",
+        "¿Cómo devuelvo un 404 cuando el item no existe?",
+        "¿Cuándo uso raw_data en vez de data?",
     ]
     assert [q for q in about_history if not TEMPORAL.search(q)] == []
     assert [q for q in modifying if TEMPORAL.search(q)] == []
