@@ -51,13 +51,15 @@ _FRAMING = re.compile(
 # are how a reader asks to modify something ("how do I change the port?"). "When" asks about
 # history with a past tense ("when was it removed?", "¿cuándo se añadió?"); otherwise it is the
 # conjunction of "what happens when the server is slow?" or asks about use ("when should I…?").
+# Likewise "desde" is "from" ("leer la configuración desde variables de entorno") unless "desde
+# cuándo", and "nuevo" is "new" ("crear un recurso nuevo") unless "nuevo en" (as "new in").
 TEMPORAL = re.compile(
     r"\b(when\s+(?:was|were|did|has|have|had)|which version|what version|since|until|changed|"
     r"changelog|deprecat\w*|removed|"
     r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
-    r"cu[aá]ndo\s+(?:se\s+)?\w+(?:ó|aron|ieron)|desde\s+cu[aá]ndo|qu[eé] versi[oó]n|desde|"
+    r"cu[aá]ndo\s+(?:se\s+)?\w+(?:ó|aron|ieron)|desde\s+cu[aá]ndo|qu[eé] versi[oó]n|"
     r"cambi(?:ó|ad[oa]s?|aron|os)|obsolet\w*|"
-    r"elimin(?:ó|ad[oa]s?|aron)|nuev\w*|actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
+    r"elimin(?:ó|ad[oa]s?|aron)|nuev[oa]s?\s+en|novedades|actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
     re.I,
 )
 # A question that asks for a version or release ("which release added zstd decoding?", "since

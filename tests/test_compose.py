@@ -52,6 +52,8 @@ def test_a_verb_that_modifies_is_not_a_question_about_history():
         "When did the built-in theme stop shipping jQuery?",
         "When was the proxies argument dropped?",
         "¿Cuándo se añadió el soporte de HTTP/2?",
+        "¿Desde cuándo está activado por defecto?",
+        "¿Qué hay de nuevo en la rama actual?",
     ]
     modifying = [
         "How do I change the maximum number of redirects httpx will follow?",
@@ -63,6 +65,8 @@ def test_a_verb_that_modifies_is_not_a_question_about_history():
         "When should I use UvicornH11Worker instead of UvicornWorker?",
         "¿Cómo devuelvo un 404 cuando el item no existe?",
         "¿Cuándo uso raw_data en vez de data?",
+        "¿Cómo leo la configuración desde variables de entorno?",
+        "¿Qué código de estado devuelvo al crear un recurso nuevo?",
     ]
     assert [q for q in about_history if not TEMPORAL.search(q)] == []
     assert [q for q in modifying if TEMPORAL.search(q)] == []
