@@ -231,7 +231,7 @@ def compose(
 
 
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
-    key_terms, focus, identifiers = set(query.key_terms), set(query.focus), query.identifiers
+    key_terms, identifiers = set(query.key_terms), query.identifiers
     procedural = bool(_PROCEDURAL.search(query.message))
     follow_up = query.text != query.message  # it borrowed the previous question's words
     quantity = bool(_QUANTITY.search(query.message))
@@ -259,11 +259,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
-        score = sum(_weight(t, focus) * rarity.get(t, 1.0) / math.sqrt(frequency[t]) for t in matched)
+        score = sum(query.weight(t) * rarity.get(t, 1.0) / math.sqrt(frequency[t]) for t in matched)
         # The section heading speaks for its body ("## TFX-2210" then "Batch too large."), and
         # names what the section is about ("## Register an endpoint").
         score += HEADING_WEIGHT * sum(
-            _weight(t, focus) * rarity.get(t, 1.0) / math.sqrt(frequency.get(t, 1))
+            query.weight(t) * rarity.get(t, 1.0) / math.sqrt(frequency.get(t, 1))
             for t in headings[unit.evidence] & key_terms
         )
         if dense is not None:
@@ -279,7 +279,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         if unit.kind == "row":  # a row's first cell names what the row is about ("Per seat")
             label = _cells(unit.text.partition("\n")[2])[0]
             score += sum(
-                _weight(t, focus) * rarity.get(t, 1.0) for t in _terms(query.locale, label) & key_terms
+                query.weight(t) * rarity.get(t, 1.0) for t in _terms(query.locale, label) & key_terms
             )
         if quantity and not _NUMBER.search(unit.text):
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
@@ -531,13 +531,6 @@ def _row_item(text: str) -> str:
 
 def _has_section_date(evidence: Evidence) -> bool:
     return evidence.heading != evidence.title
-
-
-def _weight(term: str, focus: set[str]) -> float:
-    """A follow-up's own terms count double, the ones borrowed from history half."""
-    if not focus:
-        return 1.0
-    return 2.0 if term in focus else 0.5
 
 
 def _standardized(values: list[float]) -> list[float]:

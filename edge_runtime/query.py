@@ -96,6 +96,14 @@ class Query:
     def locale_fallback(self) -> bool:
         return self.locale != self.requested_locale
 
+    def weight(self, term: str) -> float:
+        """How much a key term counts: a follow-up's own words double, the words it borrowed
+        from the previous question half (they find the previous answer again); 1 without
+        history. The composer weighs unit scores by it, the second stage its coverage signals."""
+        if not self.focus:
+            return 1.0
+        return 2.0 if term in self.focus else 0.5
+
     @property
     def asks_version(self) -> bool:
         """The reader asks which version or release did something (their own words)."""

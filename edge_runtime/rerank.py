@@ -49,11 +49,6 @@ FEATURES = (
 # every other question is ranked as without them.
 STAGEWISE = ("version_changelog",)
 MISSING_COSINE = 0.3  # how far below the best a candidate counts whose cosine is unknown
-# A follow-up ("and on Windows?") is searched with the previous question's words too; in the
-# coverage signals a borrowed word weighs this share of one of the reader's own words (as in the
-# composer: 0.5 against 2.0), else the candidates that answered the previous question cover the
-# most. Tuning follow-ups, leave one corpus out: R@1 0.84 -> 0.88, MRR 0.89 -> 0.91 (0.5: the same).
-BORROWED = 0.25
 
 
 @dataclass(frozen=True)
@@ -74,7 +69,7 @@ class Reranker:
 # one corpus out: R@1 0.709 -> 0.730 with `version_changelog` (the tuning questions that ask for a
 # version, "dated", 0.74 -> 1.00; no other question changed rank), 0.746 after the fixes
 # (askdocs-linear-7: the same signals, refitted). askdocs-linear-8: a follow-up's borrowed words
-# weigh less in the coverage signals (`BORROWED`); R@1 0.746 -> 0.751.
+# weigh less in the coverage signals (`Query.weight`); R@1 0.746 -> 0.751.
 RERANKER = Reranker(
     "askdocs-linear-8",
     {
@@ -125,8 +120,11 @@ def features(
     corpus = scope.corpus
     locale = query.locale
     idf = complete(scope, query, candidates, vector)
-    if query.focus:  # a follow-up: the words it borrowed find the previous answer again
-        idf = {t: w * (1.0 if t in query.focus else BORROWED) for t, w in idf.items()}
+    # A follow-up ("and on Windows?") is searched with the previous question's words too: in
+    # the coverage signals a borrowed word weighs a quarter of one of the reader's own, else the
+    # candidates that answered the previous question cover the most (tuning follow-ups, leave one
+    # corpus out: R@1 0.84 -> 0.88, MRR 0.89 -> 0.91; at a half, the same).
+    idf = {t: w * query.weight(t) for t, w in idf.items()}
     pages = [(c.ref.set, corpus.chunk(c.ref).page) for c in candidates]
     total_idf = sum(idf.values()) or 1.0
     best_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0) or 1.0
