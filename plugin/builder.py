@@ -18,7 +18,7 @@ from typing import overload
 
 import numpy as np
 from askdocs.plugin import privacy
-from askdocs.plugin.chunking import ChunkSettings, chunk_page
+from askdocs.plugin.chunking import ChunkSettings, Span, chunk_page
 from askdocs.plugin.duplicates import KEY_BYTES, document_key, duplicate_urls
 from askdocs.plugin.embedpool import MIN_TEXTS_PER_WORKER, embed_texts, workers_for
 from askdocs.plugin.extract import Block, ExtractedPage, extract, strip_links
@@ -42,6 +42,7 @@ from askdocs.shards import (
     Heading,
     Manifest,
     PageRecord,
+    ShardSet,
     ShardWriter,
     build_time,
     is_support_page,
@@ -141,6 +142,7 @@ class BuildReport:
     excluded: int = 0
     reused: int = 0
     embedded: int = 0
+    chunked: int = 0  # pages chunked anew (the others' chunks are the last build's)
     seconds: float = 0.0
     warnings: int = 0
 
@@ -148,7 +150,8 @@ class BuildReport:
         return (
             f"indexed {self.pages} pages, {self.chunks} chunks, {self.faq} FAQ pairs, "
             f"locales {','.join(self.locales) or '-'}, {self.restricted} restricted, "
-            f"{self.excluded} excluded, vectors reused {self.reused}/{self.reused + self.embedded}, "
+            f"{self.excluded} excluded, pages chunked anew {self.chunked}/{self.pages}, "
+            f"vectors reused {self.reused}/{self.reused + self.embedded}, "
             f"{self.warnings} warnings, {self.seconds:.1f}s"
         )
 
@@ -185,6 +188,7 @@ class IndexBuilder:
         self._own_embedders = not embedders
         self._by_locale: dict[str, Embedder] = {}
         self._reuse: dict[str, tuple[np.ndarray, float]] = {}
+        self._chunked: dict[str, tuple[str, str, list[tuple]]] = {}  # URL → hash, model, Span fields
         self._excluded: set[str] = set()
         self.report = BuildReport()
         self._spill = Path(tempfile.mkdtemp(prefix="askdocs-build-"))
@@ -314,6 +318,24 @@ class IndexBuilder:
             # Keys include the model's sha256: vectors of another model never match.
             for i, chunk in enumerate(shard_set.chunks):
                 self._reuse[chunk.hash] = (np.array(shard_set.vectors[i]), float(shard_set.scales[i]))
+            self._remember_spans(shard_set)
+
+    def _remember_spans(self, shard_set: ShardSet) -> None:
+        """Each page's chunk spans, for pages that come back unchanged: the same content hash
+        (text, structure, date, kind), chunked with the same settings and chunker
+        (`ChunkSettings.describe`) and the same model's tokenizer."""
+        manifest = shard_set.manifest
+        if manifest.embeddings.get("chunking") != self.options.chunks.describe():
+            return
+        spans: dict[int, list[tuple]] = {}
+        for chunk in shard_set.chunks:
+            if chunk.kind == "section":
+                # Its lastmod is the section's date, else the page's: the page's is in the hash.
+                span = (chunk.start, chunk.end, chunk.anchor, chunk.headings, chunk.lastmod, 0)
+                spans.setdefault(chunk.page, []).append(span)
+        for index, page in enumerate(shard_set.pages):
+            model = manifest.model_for(page.locale).get("sha256", "")
+            self._chunked[page.url] = (page.content_hash, model, spans.get(index, []))
 
     # -- output ------------------------------------------------------------
     def build(self) -> BuildReport:
@@ -465,13 +487,7 @@ class IndexBuilder:
             page_index = out.add_page(record)
             if llms is not None:
                 llms.add(record)
-            spans = chunk_page(
-                page.blocks,
-                page.content,
-                embedder.count_tokens,
-                self.options.chunks,
-                embedder.info.max_tokens - 32,
-            )
+            spans = self._spans(page, record, embedder)
             for span in spans:
                 text = strip_links(page.content[span.start : span.end])
                 embed_text = contextual_text(page.title, span.headings, text)
@@ -507,6 +523,20 @@ class IndexBuilder:
                 row = out.add_chunk(chunk, record, embed_text, strip_links(text))
                 self._vector(out, row, chunk, embed_text, embedder, todo)
         out.finish()
+
+    def _spans(self, page: ExtractedPage, record: PageRecord, embedder: Embedder) -> list[Span]:
+        """The page's chunks: the last build's if the page is unchanged, else chunked anew."""
+        known = self._chunked.get(page.url)
+        if known is not None and known[:2] == (record.content_hash, embedder.info.sha256):
+            return [Span(*fields) for fields in known[2]]
+        self.report.chunked += 1
+        return chunk_page(
+            page.blocks,
+            page.content,
+            embedder.count_tokens,
+            self.options.chunks,
+            embedder.info.max_tokens - 32,
+        )
 
     def _vector(
         self, out: SetWriter, row: int, chunk: ChunkRecord, text: str, embedder: Embedder, todo: _Todo
@@ -580,7 +610,12 @@ class IndexBuilder:
             locales=locales,
             model=_model_json(info, bundled),
             locale_models={loc: _model_json(e.info, bundled) for loc, e in sorted(self._by_locale.items())},
-            embeddings={"dim": info.dim, "dtype": "int8", "quantization": "symmetric-per-vector"},
+            embeddings={
+                "dim": info.dim,
+                "dtype": "int8",
+                "quantization": "symmetric-per-vector",
+                "chunking": self.options.chunks.describe(),
+            },
             counts={"pages": data.pages, "chunks": data.chunks, "faq": data.faqs},
             files=sorted(writer.entries, key=lambda f: f.path),
             support_url=support_url,

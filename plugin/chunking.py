@@ -10,10 +10,13 @@ neighbouring sections merge until they reach `minimum` tokens.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+import tokenizers
 from askdocs.plugin.extract import Block
 
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+(?=\S)")
@@ -24,6 +27,16 @@ class ChunkSettings:
     target: int = 400
     overlap: int = 50
     minimum: int = 100
+
+    def describe(self) -> dict:
+        """What decides a page's chunks besides the page and the model's tokenizer, as the
+        manifest records it: a rebuild reuses the previous build's chunks of an unchanged page
+        only when this is the same. `code` changes with this module and the tokenizer library,
+        so a new chunker never takes an older one's spans."""
+        return {"target": self.target, "overlap": self.overlap, "minimum": self.minimum, "code": _CODE}
+
+
+_CODE = hashlib.sha256(Path(__file__).read_bytes() + tokenizers.__version__.encode()).hexdigest()[:16]
 
 
 @dataclass

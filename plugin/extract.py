@@ -223,6 +223,9 @@ class ExtractedPage:
             self.lastmod or "",
             self.kind,
             self.content,
+            # and its structure, which chunking follows: a rebuild reuses the chunks of a page
+            # whose hash is unchanged
+            *(f"{b.kind} {b.level} {b.anchor} {b.lastmod} {b.start} {b.end}\n{b.text}" for b in self.blocks),
         ):
             digest.update(part.encode("utf-8"))
             digest.update(b"\0")

@@ -313,6 +313,8 @@ def test_incremental_build_reuses_unchanged_vectors(tmp_path, multilingual_info)
     log = second.stdout + second.stderr
     reused, total = _reused(log)
     assert 0 < total - reused <= 6 and reused > 0.9 * total, log
+    chunked = log.split("pages chunked anew ")[-1].split(",")[0]
+    assert chunked.split("/")[0] == "1" and int(chunked.split("/")[1]) > 10, log  # the edited page
     shards = load_shards(work / "site" / "_askdocs")
     assert any("audited for 400 days" in shards.pages[c.page].content[c.start : c.end] for c in shards.chunks)
     # CI that starts empty reuses the previous release with --previous.

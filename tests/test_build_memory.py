@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 
 import numpy as np
 import pytest
@@ -236,6 +237,69 @@ def test_a_build_through_the_disk_gives_the_bytes_of_a_build_in_memory(tmp_path,
     assert kinds == {"page", "listing", "changelog"}
     assert sorted(built["memory"]) == sorted(built["disk"])
     assert [name for name in built["memory"] if built["memory"][name] != built["disk"][name]] == []
+
+
+def test_an_incremental_build_chunks_only_changed_pages_and_gives_a_full_builds_bytes(
+    tmp_path, monkeypatch, multilingual_info
+):
+    """A rebuild takes the last build's chunks of every page whose content hash (text,
+    structure, date, kind) is unchanged, when the chunk settings, the chunker and the model
+    are the same; its files are byte for byte those of a build from nothing."""
+    from askdocs.plugin import chunking
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.chunking import ChunkSettings
+    from askdocs.plugin.sitedir import build_site
+
+    _stub_embedding(monkeypatch)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+
+    def generate(site, edited: bool = False):
+        """What a generator does before each build: the site folder written anew (the build
+        moved the restricted pages' HTML out of it), the shards of the last build kept."""
+        for path in site.iterdir() if site.exists() else ():
+            if path.name != "_askdocs":
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        _site(site, 40)
+        if edited:
+            page = site / "p8" / "index.html"
+            html = page.read_text()
+            page.write_text(html.replace("</h1>", "</h1><p>Retry budgets reset every hour.</p>", 1))
+
+    site = tmp_path / "incremental" / "site"
+    generate(site)
+    first = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+    assert first.chunked == first.pages > 30
+    generate(site, edited=True)
+    second = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+    assert second.chunked == 1 and second.pages == first.pages
+    assert 0 < second.embedded <= 3
+    scratch = tmp_path / "scratch" / "site"
+    generate(scratch, edited=True)
+    full = build_site(BuildOptions(site_dir=scratch, progress=False, threads=1))
+    assert full.chunked == full.pages and full.reused == 0
+    incremental = _built_files(site, site.parent / "askdocs-private")
+    whole = _built_files(scratch, scratch.parent / "askdocs-private")
+    assert sorted(incremental) == sorted(whole)
+    assert [name for name in incremental if incremental[name] != whole[name]] == []
+
+    # Other chunk settings, or another chunker: every page is chunked anew.
+    def chunked(**options) -> int:
+        generate(site, edited=True)
+        return build_site(BuildOptions(site_dir=site, progress=False, threads=1, **options)).chunked
+
+    assert chunked(chunks=ChunkSettings(target=300)) == first.pages
+    assert chunked() == first.pages and chunked() == 0
+    monkeypatch.setattr(chunking, "_CODE", "another chunker")
+    assert chunked() == first.pages
+
+
+def test_the_content_hash_covers_the_pages_structure():
+    """Chunking follows the blocks: the same text in other blocks is another page to chunk."""
+    one = _page("/a/", ["First part. Second part."])
+    two = _page("/a/", ["First part. Second part."])
+    assert one.content_hash == two.content_hash
+    two.blocks = [Block("code", b.text, b.level, b.anchor, b.lastmod, b.start, b.end) for b in two.blocks]
+    assert one.content == two.content and one.content_hash != two.content_hash
 
 
 def test_what_a_build_holds_per_page_is_bounded(tmp_path, monkeypatch, model_info):
