@@ -85,7 +85,10 @@ class Probe:
         original_choose = IndexBuilder._choose_embedders
 
         def _embed(self, sets, todo):
-            for _, texts in todo.groups():  # what this build embeds (all of it in a full build)
+            default = self.model(self.options.default_locale).sha256
+            for embedder, texts in todo.groups():  # what this build embeds with the default model
+                if embedder.info.sha256 != default:
+                    continue  # (another locale's: raw onnxruntime runs the default model only)
                 for at in range(len(texts)):
                     name, row = texts.target(at)
                     probe.texts.append((name, "chunk", row, texts[at]))
@@ -224,7 +227,7 @@ def interleaved(info: ModelInfo, texts: list[str], threads: int, slices: int, pr
 
     from askdocs.embedder import Embedder
 
-    embedder = Embedder(info, threads=threads)
+    embedder = Embedder(info, threads=threads, spinning=True)  # as IndexBuilder makes it
     builder = IndexBuilder(
         BuildOptions(site_dir=Path(tempfile.gettempdir()), progress=False, threads=threads),
         embedders={info.sha256: embedder},

@@ -227,7 +227,11 @@ class IndexBuilder:
         for locale, name in chosen.items():
             info = locate(name)
             if info.sha256 not in self._embedders:
-                self._embedders[info.sha256] = Embedder(info, threads=threads, reuse_check=True)
+                # One text after another on all its threads: they spin between the model's steps.
+                embedder = Embedder(
+                    info, threads=threads, reuse_check=True, spinning=True, lazy_tokenizer=True
+                )
+                self._embedders[info.sha256] = embedder
             self._by_locale[locale] = self._embedders[info.sha256]
         if self.options.model == AUTO:
             self.log.info(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -240,7 +241,7 @@ def test_a_build_through_the_disk_gives_the_bytes_of_a_build_in_memory(tmp_path,
 
 
 def test_an_incremental_build_chunks_only_changed_pages_and_gives_a_full_builds_bytes(
-    tmp_path, monkeypatch, multilingual_info
+    tmp_path, monkeypatch, model_info, multilingual_info
 ):
     """A rebuild takes the last build's chunks of every page whose content hash (text,
     structure, date, kind) is unchanged, when the chunk settings, the chunker and the model
@@ -249,6 +250,8 @@ def test_an_incremental_build_chunks_only_changed_pages_and_gives_a_full_builds_
     from askdocs.plugin.builder import BuildOptions
     from askdocs.plugin.chunking import ChunkSettings
     from askdocs.plugin.sitedir import build_site
+
+    from askdocs import embedder
 
     _stub_embedding(monkeypatch)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
@@ -270,7 +273,13 @@ def test_an_incremental_build_chunks_only_changed_pages_and_gives_a_full_builds_
     first = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
     assert first.chunked == first.pages > 30
     generate(site, edited=True)
-    second = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+    loaded = []
+    with monkeypatch.context() as watch:  # an English page changed: the Spanish model stays unread
+        watch.setattr(embedder.Tokenizer, "from_file", lambda path, real=embedder.Tokenizer.from_file: (
+            loaded.append(Path(path).parent.name) or real(path)
+        ))  # fmt: skip
+        second = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+    assert loaded == [model_info.path.name]
     assert second.chunked == 1 and second.pages == first.pages
     assert 0 < second.embedded <= 3
     scratch = tmp_path / "scratch" / "site"
