@@ -101,37 +101,24 @@ class Probe:
             probe.threads = self.options.threads or os.cpu_count() or 1
             return out
 
-        def _choose_embedders(self, locales):
-            t0 = time.perf_counter()
-            out = original_choose(self, locales)
-            probe.model_s += time.perf_counter() - t0
-            return out
+        def timed(method, phase: str):
+            """`method`, its time added to the probe's `phase` seconds."""
 
-        def timed(method):
             def wrapper(*a, **kw):
                 t0 = time.perf_counter()
                 try:
                     return method(*a, **kw)
                 finally:
-                    probe.lexical_s += time.perf_counter() - t0
+                    setattr(probe, phase, getattr(probe, phase) + time.perf_counter() - t0)
 
             return wrapper
 
         IndexBuilder._embed = _embed
-        original_chunk = builder_mod.chunk_page
-
-        def chunk_page(*a, **kw):
-            t0 = time.perf_counter()
-            try:
-                return original_chunk(*a, **kw)
-            finally:
-                probe.chunk_s += time.perf_counter() - t0
-
-        builder_mod.chunk_page = chunk_page
-        IndexBuilder._choose_embedders = _choose_embedders
+        IndexBuilder._choose_embedders = timed(original_choose, "model_s")
+        builder_mod.chunk_page = timed(builder_mod.chunk_page, "chunk_s")
         for writer in (LunrWriter, BM25Writer):  # each chunk counted as added, then written out
-            writer.add = timed(writer.add)
-            writer.write = timed(writer.write)
+            writer.add = timed(writer.add, "lexical_s")
+            writer.write = timed(writer.write, "lexical_s")
 
 
 def run_build(site: Path, probe: Probe) -> dict:
