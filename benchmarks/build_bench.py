@@ -209,12 +209,10 @@ def interleaved(info: ModelInfo, texts: list[str], threads: int, slices: int, pr
     """The builder's own embedding step (`IndexBuilder._embed`, unwrapped, on a fresh builder
     with nothing to reuse) and both raw loops over the same texts, taking turns slice by
     slice, so load drift on the shared machine hits all three alike."""
-    from askdocs.plugin.builder import _Todo
+    from askdocs.plugin.builder import _Todo, build_embedder
     from askdocs.plugin.setwriter import SetWriter
 
-    from askdocs.embedder import Embedder
-
-    embedder = Embedder(info, threads=threads, spinning=True)  # as IndexBuilder makes it
+    embedder = build_embedder(info, threads)
     builder = IndexBuilder(
         BuildOptions(site_dir=Path(tempfile.gettempdir()), progress=False, threads=threads),
         embedders={info.sha256: embedder},

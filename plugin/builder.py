@@ -106,6 +106,13 @@ class BuildOptions:
         return self.site_dir.parent / "askdocs-private"
 
 
+def build_embedder(info: ModelInfo, threads: int) -> Embedder:
+    """A build's model session: it embeds one text after another on all `threads`, which spin
+    between the model's steps; its tokenizer loads when a page of its locale is first chunked
+    or embedded (a rebuild of English pages alone never reads the multilingual one)."""
+    return Embedder(info, threads=threads, reuse_check=True, spinning=True, lazy_tokenizer=True)
+
+
 def suggested_questions(value: object) -> dict[str, list[str]]:
     """The `suggested_questions` option, checked: `{locale: [question, ...]}`."""
     if value is None:
@@ -227,11 +234,7 @@ class IndexBuilder:
         for locale, name in chosen.items():
             info = locate(name)
             if info.sha256 not in self._embedders:
-                # One text after another on all its threads: they spin between the model's steps.
-                embedder = Embedder(
-                    info, threads=threads, reuse_check=True, spinning=True, lazy_tokenizer=True
-                )
-                self._embedders[info.sha256] = embedder
+                self._embedders[info.sha256] = build_embedder(info, threads)
             self._by_locale[locale] = self._embedders[info.sha256]
         if self.options.model == AUTO:
             self.log.info(
