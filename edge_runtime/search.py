@@ -348,8 +348,11 @@ _MARKUP = re.compile(r"^#{1,6}\s+|^```\w*$|`|\*\*|^\|\s*-+.*$", re.M)
 _WORDS = re.compile(r"\w+", re.U)
 
 
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")  # a Markdown link: its text stays
+
+
 def plain(text: str) -> str:
-    return re.sub(r"\s+", " ", _MARKUP.sub("", text)).strip()
+    return re.sub(r"\s+", " ", _MARKUP.sub("", _LINK.sub(r"\1", text))).strip()
 
 
 def snippet(text: str, locale: str, terms: set[str], width: int = 240) -> tuple[str, list[list[int]]]:

@@ -67,6 +67,7 @@ BLOCK_TAGS = {
     "details",
     "blockquote",
     "hr",
+    "aside",  # the ones that are content (_is_content_aside)
 }
 _API_ENTRY = re.compile(r"(?:^|\s)sig-object(?:\s|$)")  # Sphinx >= 4: an API entry's signature line
 MAX_INDENT = 6  # nesting levels a list item shows (deeper items are indented as much)
@@ -114,6 +115,14 @@ BOILERPLATE = ", ".join(
         ".cookies",
         ".pagination",
         ".prev-next",
+        ".prev-next-area",  # pydata / sphinx-book-theme: "previous X next Y"
+        ".prev-next-footer",
+        ".tocsection",  # their "Contents" label over the page's table of contents
+        ".bd-toc",
+        ".viewcode-link",  # Sphinx viewcode's "[source]" beside a signature
+        ".viewcode-back",
+        ".copiable-link",  # texinfo's "¶" after a heading or an index entry
+        ".copiable-anchor",
         ".linenos",
         ".linenodiv",
         ".md-clipboard",
@@ -121,7 +130,9 @@ BOILERPLATE = ", ".join(
         ".searchbox",
         "#searchbox",
         ".search-form",
-        "[hidden]",
+        # Hidden, unless it is a tab panel: tabs (sphinx-tabs, ARIA tab widgets) hide every
+        # panel but the first until a reader clicks, and each holds content.
+        "[hidden]:not([role=tabpanel])",
         "[aria-hidden=true]",
         "#askdocs-widget",
         "[data-askdocs]",
@@ -148,6 +159,10 @@ CODE_JUNK = ", ".join(
         ".clipboard",
     ]
 )
+# Wrappers whose id is their heading's anchor (Sphinx's <section id>, texinfo's <div class="chapter" id>).
+_SECTION_CLASSES = ("section", "chapter", "appendix", "unnumbered")
+# Sidebars that are content: docutils (>= 0.18) writes topics, sidebars and footnotes as <aside>.
+_CONTENT_ASIDES = frozenset(["topic", "sidebar", "footnote", "footnote-list", "admonition", "note"])
 # Heading anchors that themes append or prepend ("¶", "#", "🔗", or an empty link).
 _ANCHOR_MARKS = "¶§🔗#\u200b\ufeff"
 MAIN_SELECTORS = (
@@ -171,6 +186,11 @@ _NOT_CONTAINERS = frozenset(
     ["p", "pre", "code", "li", "ul", "ol", "dl", "dd", "table", "thead", "tbody", "tr", "td", "blockquote"]
 )
 MAIN_SHARE = 0.7  # of the page's readable text, the content container must hold
+# GNU texinfo (makeinfo) pages: the body is the node, less its navigation panels.
+_TEXINFO = ("makeinfo", "texi2any", "texi2html")
+_TEXINFO_CHROME = "div.header, div.nav-panel, hr"
+_MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]+)\)$")  # texinfo's <title>: "Node (Manual)"
+BANNER_WORDS = 60  # text above a page's own <h1> up to this long is a theme's banner
 TRACKING_PARAMS = re.compile(
     r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I
 )
@@ -301,7 +321,7 @@ class _Walker:
             if tag == "-text":
                 self._inline.append(child.text_content or "")
                 continue
-            if tag in SKIP_TAGS:
+            if tag in SKIP_TAGS and not (tag == "aside" and _is_content_aside(child)):
                 continue
             if tag in HEADING_TAGS:
                 self._heading(child, HEADING_TAGS[tag])
@@ -354,13 +374,7 @@ class _Walker:
 
     def _heading(self, node: LexborNode, level: int) -> None:
         self.flush()
-        anchor = node.attributes.get("id") or ""
-        if not anchor:
-            inner = node.css_first("[id]")
-            anchor = inner.attributes.get("id", "") if inner else ""
-        if not anchor:
-            link = node.css_first("a.headerlink[href^='#'], a[href^='#']")
-            anchor = (link.attributes.get("href") or "#")[1:] if link else ""
+        anchor = node.attributes.get("id") or heading_anchor(node)
         for time in node.css("time"):
             self._pending_date = normalize_date(time.attributes.get("datetime"))
         for junk in node.css(".headerlink, time"):
@@ -399,7 +413,7 @@ class _Walker:
         terms: list[str] = []
         for child in node.iter():
             if child.tag == "dt":
-                term = self._inline_text(child, depth)  # its links are recorded there
+                term = self._term(child, depth + 1)  # _term
                 if term:
                     terms.append(term)
             elif child.tag == "dd":
@@ -413,6 +427,17 @@ class _Walker:
                 self.blocks.extend(blocks)
         for term in terms:  # a term without a definition
             self.blocks.append(Block("para", f"**{term}**"))
+
+    def _term(self, node: LexborNode, depth: int) -> str:
+        """A definition's term as plain text (the label makes it bold), its classifiers after
+        " : " as the page shows them (numpydoc's `x : array_like`, which docutils writes as
+        `<strong>x</strong><span class="classifier">array_like</span>`)."""
+        classifiers = []
+        for classifier in node.css(".classifier"):
+            classifiers.append(_clean(classifier.text(deep=True, separator=" ")))
+            classifier.decompose()
+        term = self._inline_text(node, depth).replace("**", "").strip()  # its links are recorded there
+        return " : ".join([term, *filter(None, classifiers)]) if term else ""
 
     def _time(self, node: LexborNode) -> None:
         date = normalize_date(node.attributes.get("datetime"))
@@ -574,6 +599,46 @@ def _is_glossary(node: LexborNode) -> bool:
     if "field-list" in classes:
         return False
     return not any(_is_api_entry(c) for c in node.iter())
+
+
+def _is_content_aside(node: LexborNode) -> bool:
+    classes = set((node.attributes.get("class") or "").split())
+    return bool(classes & _CONTENT_ASIDES) and "contents" not in classes
+
+
+def heading_anchor(node: LexborNode) -> str:
+    """Where a link to the heading lands: its own id (MkDocs); an id inside it; the id of the
+    section it opens (Sphinx's `<section id>`, texinfo's `<div class="chapter" id>`), which its
+    permalink ("¶", `a.headerlink`) also names; else an empty anchor element just before it
+    (Doxygen's `<a name>`, a reference target's `<span id>`); else a link inside it to a
+    fragment, other than a table of contents' back-link ("Basics" → `#id5`)."""
+    anchor = node.attributes.get("id") or ""
+    if anchor:
+        return anchor
+    inner = node.css_first("[id]")
+    if inner is not None and inner.attributes.get("id"):
+        return inner.attributes["id"] or ""
+    parent = node.parent
+    if parent is not None and parent.attributes.get("id"):
+        classes = (parent.attributes.get("class") or "").split()
+        opens = parent.css_first("h1, h2, h3, h4, h5, h6")
+        wrapper = parent.tag == "section" or any(c.startswith(_SECTION_CLASSES) for c in classes)
+        if wrapper and opens is not None and opens.mem_id == node.mem_id:
+            return parent.attributes["id"] or ""
+    link = node.css_first("a.headerlink[href^='#']")
+    if link is not None:
+        return (link.attributes.get("href") or "#")[1:]
+    before = node.prev
+    while before is not None and before.tag == "-text" and not (before.text_content or "").strip():
+        before = before.prev
+    if before is not None and before.tag in ("a", "span") and not before.text(deep=True).strip():
+        target = before.attributes.get("id") or before.attributes.get("name")
+        if target:
+            return target
+    for link in node.css("a[href^='#']"):
+        if "toc-backref" not in (link.attributes.get("class") or "").split():
+            return (link.attributes.get("href") or "#")[1:]
+    return ""
 
 
 def heading_text(node: LexborNode) -> str:
@@ -854,7 +919,11 @@ def extract(
     )
     description = _clean(_meta(tree, "description") or "")
 
-    main = _select_main(tree)
+    texinfo = (_meta(tree, "generator") or "").strip().lower().startswith(_TEXINFO)
+    main = tree.body if texinfo else _select_main(tree)
+    if texinfo and main is not None:
+        for junk in main.css(_TEXINFO_CHROME):
+            junk.decompose()
     if main is None:
         main = _densest_container(tree)
         if main is not None:
@@ -868,15 +937,29 @@ def extract(
     if main is None:
         main = tree.body
     title = _clean(str(meta.get("title") or "")) or _title(tree, main)
+    if texinfo and not meta.get("title") and (named := _MANUAL_SUFFIX.match(title)):
+        title = named.group(2) if named.group(1) == "Top" else named.group(1)
     blocks: list[Block] = []
     links: list[str] = []
     if main is not None:
+        for heading in main.css("h1, h2, h3, h4, h5, h6"):  # before permalinks are removed
+            if not heading.attributes.get("id"):
+                anchor = heading_anchor(heading)
+                if anchor:
+                    heading.attrs["id"] = anchor
         for junk in main.css(BOILERPLATE):
             junk.decompose()
         walker = _Walker(url, site_url)
         walker.walk(main)
         walker.flush()
         blocks, links = walker.blocks, walker.links
+    first = next((i for i, b in enumerate(blocks) if b.kind == "heading" and b.level == 1), None)
+    if first and blocks[first].text == title:  # a version banner or badges above the page's title
+        above = sum(
+            len(b.text.split()) if b.kind in ("para", "note") else BANNER_WORDS for b in blocks[:first]
+        )
+        if above < BANNER_WORDS:
+            del blocks[:first]
     if (not blocks or blocks[0].kind != "heading" or blocks[0].level != 1) and title:
         blocks.insert(0, Block("heading", title, level=1, anchor=""))
     content = render_blocks(blocks)

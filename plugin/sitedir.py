@@ -23,11 +23,18 @@ from selectolax.lexbor import LexborHTMLParser
 from askdocs.shards import MANIFEST, PRIVATE_HTML_DIR, SHARD_DIR
 
 SKIP_FILES = {"404.html", "search.html", "genindex.html", "py-modindex.html", "searchindex.html"}
+# Sphinx's own folders: `_modules` holds viewcode's highlighted source of every module ("Source
+# code for …", often a third of a site's text and third-party code at that), `_static` and the
+# others hold assets, not pages.
+SKIP_FOLDERS = {"_modules", "_static", "_sources", "_images", "_downloads"}
 
 
 def _skipped(rel_parts: tuple[str, ...]) -> bool:
     return bool(rel_parts) and (
-        rel_parts[0] == SHARD_DIR or any(p.startswith(".") for p in rel_parts) or rel_parts[-1] in SKIP_FILES
+        rel_parts[0] == SHARD_DIR
+        or any(p.startswith(".") for p in rel_parts)
+        or any(p in SKIP_FOLDERS for p in rel_parts[:-1])
+        or rel_parts[-1] in SKIP_FILES
     )
 
 
@@ -78,6 +85,7 @@ def discover(
 ) -> tuple[Found, str]:
     site_dir = site_dir.resolve()
     pages: dict[str, None] = {}  # URLs, in the order of their files' paths
+    sources = 0  # Sphinx viewcode pages left out
     sitemap, sitemap_site = read_sitemaps(site_dir)
     site_url = site_url or sitemap_site
     if sitemap:
@@ -92,11 +100,14 @@ def discover(
         files = sorted((f.relative_to(site_dir).as_posix() for f in site_dir.rglob("*.html")), key=_by_parts)
         for rel in files:
             rel_parts = tuple(rel.split("/"))
+            sources += "_modules" in rel_parts[:-1]
             inside = ("/".join(rel_parts[:n]) for n in range(1, len(rel_parts)))
             if _skipped(rel_parts) or any(shard_folder(folder) for folder in inside):
                 continue
             pages[url_of(rel)] = None
     del sitemap
+    if sources:
+        logger.info("skipped %d source-code page(s) of Sphinx's viewcode (_modules/)", sources)
     moved = private_dir / PRIVATE_HTML_DIR if private_dir is not None else None
     found = Found(site_dir, [], moved, set())
     # Pages are read when the builder extracts them, one at a time: a site's HTML is never all

@@ -354,3 +354,121 @@ def test_ordinary_nesting_keeps_its_structure():
     html = "<html><body><main><h1>T</h1>" + "<ul><li>x" * 30 + "</li></ul>" * 30 + "</main></body></html>"
     lines = extract(html, "/t/").content.splitlines()
     assert lines[2] == "- x" and lines[-1] == "  " * MAX_INDENT + "- x" and len(lines) == 32
+
+
+def _page(body: str, head: str = "") -> str:
+    return f"<html lang='en'><head><title>T</title>{head}</head><body>{body}</body></html>"
+
+
+def test_sphinx_headings_take_their_sections_anchor():
+    """Sphinx puts the id on the section and a permalink in the heading; a `.. contents::`
+    back-link inside the heading points at the table of contents, not the section."""
+    html = _page(
+        "<div role='main'><section id='tasks'><h1>Tasks<a class='headerlink' href='#tasks'>¶</a></h1>"
+        "<nav class='contents' id='contents'><ul><li><a href='#basics' id='id5'>Basics</a></li></ul></nav>"
+        "<section id='basics'><span id='task-basics'></span>"
+        "<h2><a class='toc-backref' href='#id5' role='doc-backlink'>Basics</a>"
+        "<a class='headerlink' href='#basics'>¶</a></h2><p>Create a task from any callable.</p>"
+        "<div class='section' id='names'><h3>Names<a class='headerlink' href='#names'>¶</a></h3>"
+        "<p>Every task has a name.</p><h4>Loose<a class='headerlink' href='#loose'>¶</a></h4>"
+        "<p>Only a permalink.</p></div>"
+        "<span id='ref-target'></span><h3>Targeted</h3><p>A reference target before it.</p>"
+        "</section></section></div>"
+    )
+    page = extract(html, "/userguide/tasks.html")
+    assert [(h.level, h.text, h.anchor) for h in page.headings] == [
+        (1, "Tasks", "tasks"),
+        (2, "Basics", "basics"),
+        (3, "Names", "names"),
+        (4, "Loose", "loose"),
+        (3, "Targeted", "ref-target"),
+    ]
+    assert "¶" not in page.content and "Basics](" not in page.content
+
+
+def test_docutils_asides_and_hidden_tab_panels_are_content():
+    """docutils >= 0.18 writes topics, sidebars and footnotes as <aside>; tab widgets hide all
+    panels but one with `hidden`. Both hold text a reader reads; other asides and hidden
+    elements do not."""
+    html = _page(
+        "<main><h1>Intro</h1><aside class='topic'><p class='topic-title'>Celery is…</p>"
+        "<p>A simple, flexible and reliable distributed system.</p></aside>"
+        "<aside class='sidebar'><p>Requires Python 3.7.</p></aside>"
+        "<p>Text<a class='footnote-reference brackets' href='#f1'>1</a>.</p>"
+        "<aside class='footnote-list brackets'><aside class='footnote brackets' id='f1'>"
+        "<span class='label'>1</span><p>The footnote's words.</p></aside></aside>"
+        "<aside class='related'><p>Related pages chrome.</p></aside>"
+        "<div class='sphinx-tabs'><div role='tablist'><button role='tab' id='t1'>DataFrame</button>"
+        "<button role='tab' id='t2'>Array</button></div>"
+        "<div role='tabpanel' aria-labelledby='t1'><p>df = dd.read_csv(path)</p></div>"
+        "<div role='tabpanel' aria-labelledby='t2' hidden='true'><p>x = da.ones((10, 10))</p></div></div>"
+        "<p hidden>Not shown.</p></main>"
+    )
+    content = extract(html, "/intro/").content
+    for kept in ("Celery is…", "distributed system", "Requires Python 3.7", "footnote's words", "da.ones"):
+        assert kept in content, kept
+    assert "Celery is…\n\nA simple" in content  # the topic is its own blocks, not glued inline
+    assert "Related pages chrome" not in content and "Not shown" not in content
+
+
+def test_numpydoc_parameters_keep_their_type_apart():
+    html = _page(
+        "<main><h1>rechunk</h1><dl class='field-list'><dt class='field-odd'>Parameters</dt>"
+        "<dd class='field-odd'><dl><dt><strong>balance</strong><span class='classifier'>bool, default "
+        "False</span></dt><dd><p>If True, make each chunk the same size.</p></dd>"
+        "<dt><strong>x</strong></dt><dd><p>The array.</p></dd></dl></dd></dl></main>"
+    )
+    content = extract(html, "/rechunk/").content
+    assert "- **balance : bool, default False**: If True, make each chunk the same size." in content
+    assert "- **x**: The array." in content
+    assert "****" not in content
+
+
+def test_theme_chrome_of_pydata_and_sphinx_and_a_banner_above_the_title_are_dropped():
+    html = _page(
+        "<main><div class='deck'><p>This document describes the current stable version (5.2).</p></div>"
+        "<div class='bd-toc'><div class='tocsection onthispage'>Contents</div></div>"
+        "<section id='api'><h1>API<a class='headerlink' href='#api'>¶</a></h1>"
+        "<dl class='py function'><dt class='sig sig-object py' id='m.f'><span class='sig-name'>f</span>"
+        "<a class='reference internal' href='_modules/m.html#f'><span class='viewcode-link'>"
+        "<span class='pre'>[source]</span></span></a></dt><dd><p>Does f.</p></dd></dl></section>"
+        "<div class='prev-next-area'><a class='left-prev' href='a.html'><p class='prev-next-subtitle'>"
+        "previous</p><p class='prev-next-title'>Arrays</p></a></div></main>"
+    )
+    page = extract(html, "/api.html")
+    assert page.content.startswith("# API\n")
+    assert [h.text for h in page.headings] == ["API", "f"]
+    for gone in ("stable version", "Contents", "[source]", "previous", "Arrays"):
+        assert gone not in page.content, gone
+    # Text above the title that is more than a banner stays.
+    long = " ".join(["word"] * 80)
+    kept = extract(_page(f"<main><p>{long}</p><h1>T</h1><p>Body.</p></main>"), "/t/")
+    assert long in kept.content and kept.content.startswith("# T\n")
+
+
+def test_texinfo_pages_are_read_whole_without_their_navigation():
+    """makeinfo (GNU manuals) has no content element: the body is the node. A section that
+    holds most of the text does not make the chapter's own introduction disappear."""
+    section = "<p>" + "Options change how diff compares files. " * 60 + "</p>"
+    html = (
+        "<html><head><title>Invoking diff (Comparing and Merging Files)</title>"
+        "<meta name='Generator' content='makeinfo'></head><body lang='en'>"
+        "<div class='chapter' id='Invoking-diff'><div class='header'><p>Next: <a href='x.html' "
+        "accesskey='n' rel='next'>Invoking diff3</a>, Up: <a href='index.html'>Top</a></p></div>"
+        "<span id='Invoking-diff-1'></span><h2 class='chapter'>13 Invoking <code>diff</code></h2>"
+        "<p>The format for running the <code>diff</code> command is:</p>"
+        "<pre class='example'>diff options… files…</pre>"
+        "<dl><dt><span><code>--color</code><a class='copiable-link' href='#index-color'> ¶</a></span></dt>"
+        "<dd><p>Use color.</p></dd></dl>"
+        f"<div class='section' id='diff-Options'><h3 class='section'>13.1 Options</h3>{section}</div>"
+        "<hr><div class='header'><p>Next: <a href='x.html'>Invoking diff3</a></p></div></div></body></html>"
+    )
+    page = extract(html, "/Invoking-diff.html")
+    assert page.title == "Invoking diff"
+    assert "The format for running the `diff` command is:" in page.content
+    assert "- **`--color`**: Use color." in page.content
+    assert [(h.text, h.anchor) for h in page.headings][1:] == [
+        ("13 Invoking diff", "Invoking-diff"),
+        ("13.1 Options", "diff-Options"),
+    ]
+    assert "Next:" not in page.content and "¶" not in page.content and page.warnings == []

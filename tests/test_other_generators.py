@@ -115,3 +115,21 @@ def test_answers_cite_titles_with_their_characters(mdbook_site):
     done = next(d for e, d in events if e == "done")
     assert done["citations"][0]["title"] == "#[doc] attributes"
     assert "[#\\[doc\\] attributes](/attributes.html" in text  # Markdown-escaped, not `#(doc)`
+
+
+def test_sphinx_source_code_and_asset_folders_are_not_pages(tmp_path, caplog):
+    """viewcode's `_modules/` ("Source code for …") and `_static/` hold no documentation: left
+    out, and the source pages counted in the log."""
+    import logging
+
+    from askdocs.plugin.sitedir import discover
+
+    page = "<html><head><title>{0}</title></head><body><main><h1>{0}</h1><p>Text.</p></main></body></html>"
+    for rel in ("index.html", "guide/tasks.html", "_modules/index.html", "_modules/pkg/mod.html",
+                "_static/webpack-macros.html", "docs/_modules/other.html"):  # fmt: skip
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(page.format(rel))
+    with caplog.at_level(logging.INFO, logger="askdocs.test"):
+        found, _ = discover(tmp_path, None, logger=logging.getLogger("askdocs.test"))
+    assert sorted(raw.url for raw in found.pages()) == ["/", "/guide/tasks.html"]
+    assert "skipped 3 source-code page(s) of Sphinx's viewcode (_modules/)" in caplog.text

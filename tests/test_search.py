@@ -126,6 +126,11 @@ def test_snippet_is_plain_text_with_term_offsets(example_corpus, public_scope):
     assert result["highlights"]
     for start, end in result["highlights"]:
         assert result["snippet"][start:end].lower().startswith(("webhook", "signatur", "header"))
+    # Links keep their text, not their Markdown ("[Security](/security/)" reads "Security").
+    from askdocs.edge_runtime.search import snippet
+
+    text, marks = snippet("See [rotating tokens](/security/#rotate) first.", "en", {"rotat"})
+    assert text == "See rotating tokens first." and text[marks[0][0] : marks[0][1]] == "rotating"
 
 
 class BrokenEmbedder:
