@@ -83,6 +83,8 @@ BOILERPLATE = ", ".join(
         "[role=contentinfo]",
         ".toc",
         "#toc",
+        ".table-of-contents",  # Docusaurus's "On this page", also inside the article on phones
+        ".theme-doc-toc-mobile",
         ".toctree-wrapper",
         ".md-sidebar",
         ".md-header",
@@ -537,13 +539,20 @@ class _Walker:
     def _is_admonition(node: LexborNode) -> bool:
         classes = (node.attributes.get("class") or "").split()
         return node.tag in ("div", "aside", "details") and (
-            "admonition" in classes or "note" in classes and node.tag == "div" or node.tag == "details"
+            "admonition" in classes
+            or "theme-admonition" in classes  # Docusaurus
+            or ("note" in classes and node.tag == "div")
+            or node.tag == "details"
         )
 
     def _admonition(self, node: LexborNode, depth: int) -> None:
         self.flush()
-        title_node = node.css_first(".admonition-title, summary, .admonition-heading")
+        title_node = node.css_first(
+            ".admonition-title, summary, .admonition-heading, [class*=admonitionHeading]"
+        )
         title = _clean(title_node.text(deep=True, separator=" ")) if title_node else ""
+        if title.islower():  # Docusaurus writes the kind ("tip") and capitalises it in CSS
+            title = title.capitalize()
         if title_node is not None:
             title_node.decompose()
         if not title:

@@ -472,3 +472,25 @@ def test_texinfo_pages_are_read_whole_without_their_navigation():
         ("13.1 Options", "diff-Options"),
     ]
     assert "Next:" not in page.content and "¶" not in page.content and page.warnings == []
+
+
+def test_docusaurus_admonitions_tabs_and_mobile_table_of_contents():
+    """Docusaurus: the "On this page" list sits inside the article (for phones), admonitions are
+    `theme-admonition` with a hashed heading class, and every tab panel but the first is hidden."""
+    html = _page(
+        "<main><article><div class='theme-doc-toc-mobile tocCollapsible_ETCw'><button>On this page</button>"
+        "<div><ul class='table-of-contents'><li><a href='#windows'>Windows</a></li></ul></div></div>"
+        "<div class='theme-doc-markdown markdown'><header><h1>Install</h1></header>"
+        "<h2 class='anchor' id='windows'>Windows<a href='#windows' class='hash-link'>\u200b</a></h2>"
+        "<div class='theme-admonition theme-admonition-tip admonition_xJq3 alert'>"
+        "<div class='admonitionHeading_Gvgb'><span><svg></svg></span>tip</div>"
+        "<div class='admonitionContent_BuS1'><p>Run as administrator.</p></div></div>"
+        "<div class='tabs-container'><div role='tabpanel'><pre class='language-bash'><code>"
+        "winget install acme</code></pre></div><div role='tabpanel' hidden=''><pre class='language-bash'>"
+        "<code>msiexec /i acme.msi /qn</code></pre></div></div></div></article></main>"
+    )
+    page = extract(html, "/docs/install")
+    assert [(h.text, h.anchor) for h in page.headings] == [("Install", ""), ("Windows", "windows")]
+    assert "**Tip:** Run as administrator." in page.content
+    assert "```bash\nmsiexec /i acme.msi /qn\n```" in page.content
+    assert "On this page" not in page.content and "[Windows]" not in page.content
