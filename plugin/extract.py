@@ -192,7 +192,7 @@ MAIN_SHARE = 0.7  # of the page's readable text, the content container must hold
 _TEXINFO = ("makeinfo", "texi2any", "texi2html")
 _TEXINFO_CHROME = "div.header, div.nav-panel, hr"
 _MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]+)\)$")  # texinfo's <title>: "Node (Manual)"
-BANNER_WORDS = 60  # text above a page's own <h1> up to this long is a theme's banner
+BANNER_WORDS = 60  # paragraphs above a page's own <h1> up to this long are a theme's banner (a note is kept)
 TRACKING_PARAMS = re.compile(
     r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I
 )
@@ -964,9 +964,7 @@ def extract(
         blocks, links = walker.blocks, walker.links
     first = next((i for i, b in enumerate(blocks) if b.kind == "heading" and b.level == 1), None)
     if first and blocks[first].text == title:  # a version banner or badges above the page's title
-        above = sum(
-            len(b.text.split()) if b.kind in ("para", "note") else BANNER_WORDS for b in blocks[:first]
-        )
+        above = sum(len(b.text.split()) if b.kind == "para" else BANNER_WORDS for b in blocks[:first])
         if above < BANNER_WORDS:
             del blocks[:first]
     if (not blocks or blocks[0].kind != "heading" or blocks[0].level != 1) and title:
