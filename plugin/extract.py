@@ -192,6 +192,10 @@ MAIN_SHARE = 0.7  # of the page's readable text, the content container must hold
 _TEXINFO = ("makeinfo", "texi2any", "texi2html")
 _TEXINFO_CHROME = "div.header, div.nav-panel, hr"
 _MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]+)\)$")  # texinfo's <title>: "Node (Manual)"
+# Doxygen: the content is div.contents, the title div.headertitle's; a member's "◆" permalink,
+# the "More..." links to the details and the separators between members are chrome; a source
+# file's listing (`lmdb_8h_source.html`) is code, not documentation, and search/ its search UI.
+_DOXYGEN_CHROME = "span.permalink, tr.memSeparator"
 BANNER_WORDS = 60  # paragraphs above a page's own <h1> up to this long are a theme's banner (a note is kept)
 TRACKING_PARAMS = re.compile(
     r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_hsenc|_hsmi|ref_src)$", re.I
@@ -329,6 +333,8 @@ class _Walker:
                 self._heading(child, HEADING_TAGS[tag])
             elif tag == "pre":
                 self._code(child)
+            elif tag == "div" and "fragment" in (child.attributes.get("class") or "").split():
+                self._fragment(child)
             elif tag in ("ul", "ol"):
                 self.flush()
                 self._list(child, tag == "ol", 0, depth + 1)  # _list
@@ -468,6 +474,16 @@ class _Walker:
         text = code_node.text(deep=True).strip("\n")
         if text.strip():
             self.blocks.append(Block("code", f"```{language}\n{text.rstrip()}\n```"))
+
+    def _fragment(self, node: LexborNode) -> None:
+        """Doxygen's code block: a `div.line` per line, no <pre>."""
+        self.flush()
+        for junk in node.css(CODE_JUNK):
+            junk.decompose()
+        lines = [line.text(deep=True).rstrip() for line in node.css("div.line")]
+        text = "\n".join(lines).strip("\n") if lines else node.text(deep=True).strip("\n")
+        if text.strip():
+            self.blocks.append(Block("code", f"```\n{text}\n```"))
 
     def _code_table(self, node: LexborNode) -> None:
         """A code block laid out as a table (a line-number column beside the code)."""
@@ -928,11 +944,18 @@ def extract(
     )
     description = _clean(_meta(tree, "description") or "")
 
-    texinfo = (_meta(tree, "generator") or "").strip().lower().startswith(_TEXINFO)
-    main = tree.body if texinfo else _select_main(tree)
-    if texinfo and main is not None:
-        for junk in main.css(_TEXINFO_CHROME):
+    generator = (_meta(tree, "generator") or "").strip().lower()
+    texinfo, doxygen = generator.startswith(_TEXINFO), generator.startswith("doxygen")
+    main = tree.body if texinfo else tree.css_first("div.contents") if doxygen else _select_main(tree)
+    if (texinfo or doxygen) and main is not None:
+        for junk in main.css(_TEXINFO_CHROME if texinfo else _DOXYGEN_CHROME):
             junk.decompose()
+    if doxygen and main is not None:
+        for link in main.css("a"):
+            if link.text(deep=True).strip() == "More...":
+                link.decompose()
+        path = urlsplit(url).path
+        exclude = exclude or path.endswith("_source.html") or "/search/" in path  # its search frames
     if main is None:
         main = _densest_container(tree)
         if main is not None:
@@ -945,7 +968,12 @@ def extract(
             warnings.append("no <main>/<article> element; used trafilatura's boilerplate removal")
     if main is None:
         main = tree.body
-    title = _clean(str(meta.get("title") or "")) or _title(tree, main)
+    headertitle = tree.css_first("div.headertitle div.title") if doxygen else None
+    title = (
+        _clean(str(meta.get("title") or ""))
+        or (_clean(headertitle.text(deep=True, separator=" ")) if headertitle is not None else "")
+        or _title(tree, main)
+    )
     if texinfo and not meta.get("title") and (named := _MANUAL_SUFFIX.match(title)):
         title = named.group(2) if named.group(1) == "Top" else named.group(1)
     blocks: list[Block] = []
