@@ -844,6 +844,8 @@ def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
         return _clean(og)
     title = tree.css_first("title")
     text = _clean(title.text()) if title else ""
+    if text.startswith("<no title>"):  # Sphinx's, for a document without a section title
+        return ""
     for separator in (" - ", " | ", " — ", " · "):
         if separator in text:
             return text.split(separator)[0].strip()

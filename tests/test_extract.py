@@ -384,6 +384,9 @@ def test_sphinx_headings_take_their_sections_anchor():
         (3, "Targeted", "ref-target"),
     ]
     assert "¶" not in page.content and "Basics](" not in page.content
+    untitled = "<html><head><title>&lt;no title&gt; &#8212; Celery documentation</title></head>"
+    untitled += "<body><div role='main'><p>See the contributing guide.</p></div></body></html>"
+    assert extract(untitled, "/contributing.html").title == "/contributing.html"
 
 
 def test_docutils_asides_and_hidden_tab_panels_are_content():
