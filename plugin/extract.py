@@ -591,6 +591,8 @@ class _Walker:
         inner = _clean("".join(self._inline[before:]).replace("\n", " "))
         href = node.attributes.get("href") or ""
         target = to_site_path(href, self.page_url, self.site_url) if href else None
+        if node.attributes.get("role") == "doc-backlink":  # a footnote's way back to its reference
+            target = None
         if target and inner and "[" not in inner and "]" not in inner:
             del self._inline[before:]
             self._inline.append(f"[{inner}]({target})")

@@ -399,7 +399,8 @@ def test_docutils_asides_and_hidden_tab_panels_are_content():
         "<aside class='sidebar'><p>Requires Python 3.7.</p></aside>"
         "<p>Text<a class='footnote-reference brackets' href='#f1'>1</a>.</p>"
         "<aside class='footnote-list brackets'><aside class='footnote brackets' id='f1'>"
-        "<span class='label'>1</span><p>The footnote's words.</p></aside></aside>"
+        "<span class='label'><span class='fn-bracket'>[</span><a role='doc-backlink' href='#r1'>1</a>"
+        "<span class='fn-bracket'>]</span></span><p>The footnote's words.</p></aside></aside>"
         "<aside class='related'><p>Related pages chrome.</p></aside>"
         "<div class='sphinx-tabs'><div role='tablist'><button role='tab' id='t1'>DataFrame</button>"
         "<button role='tab' id='t2'>Array</button></div>"
@@ -411,6 +412,7 @@ def test_docutils_asides_and_hidden_tab_panels_are_content():
     for kept in ("Celery is…", "distributed system", "Requires Python 3.7", "footnote's words", "da.ones"):
         assert kept in content, kept
     assert "Celery is…\n\nA simple" in content  # the topic is its own blocks, not glued inline
+    assert "[1]\n\nThe footnote's words." in content  # the label, not a link back
     assert "Related pages chrome" not in content and "Not shown" not in content
 
 
