@@ -567,7 +567,10 @@ class _Walker:
             ".admonition-title, summary, .admonition-heading, [class*=admonitionHeading]"
         )
         title = _clean(title_node.text(deep=True, separator=" ")) if title_node else ""
-        if title.islower():  # Docusaurus writes the kind ("tip") and capitalises it in CSS
+        docusaurus = title_node is not None and "admonitionHeading" in (
+            title_node.attributes.get("class") or ""
+        )
+        if docusaurus and title.isalpha() and title.islower():  # the kind ("tip"), capitalised by CSS
             title = title.capitalize()
         if title_node is not None:
             title_node.decompose()

@@ -499,6 +499,13 @@ def test_docusaurus_admonitions_tabs_and_mobile_table_of_contents():
     assert "**Tip:** Run as administrator." in page.content
     assert "```bash\nmsiexec /i acme.msi /qn\n```" in page.content
     assert "On this page" not in page.content and "[Windows]" not in page.content
+    # Other themes' titles keep their case ("dump_json returns bytes" names a method).
+    material = "<div class='admonition note'><p class='admonition-title'>dump_json returns bytes</p>"
+    material += "<p>It does.</p></div>"
+    assert (
+        "**dump_json returns bytes:** It does."
+        in extract(_page(f"<main><h1>T</h1>{material}</main>"), "/t/").content
+    )
 
 
 def test_doxygen_pages_take_their_content_title_and_code_fragments():
