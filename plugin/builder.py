@@ -258,13 +258,13 @@ class IndexBuilder:
         except Exception as exc:  # a broken page must not sink the whole build
             self._warn(f"{where}: skipped, could not be parsed ({exc})")
             return None
-        for message in page.warnings:
-            self._warn(f"{where}: {message}")
-        if page.exclude:
+        if page.exclude:  # (how it would have been read does not matter)
             self.report.excluded += 1
             self._excluded.add(page.url)
             self._paths.pop(self._pages.pop(page.url, -1), None)
             return None
+        for message in page.warnings:
+            self._warn(f"{where}: {message}")
         if len(page.content) > MAX_CONTENT_CHARS:
             self._warn(
                 f"{where}: {len(page.content):,} characters of text; indexed the first {MAX_CONTENT_CHARS:,}"

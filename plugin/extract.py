@@ -961,6 +961,7 @@ def extract(
         for link in main.css("a"):
             if link.text(deep=True).strip() == "More...":
                 link.decompose()
+    if doxygen:
         path = urlsplit(url).path
         exclude = exclude or path.endswith("_source.html") or "/search/" in path  # its search frames
     if main is None:

@@ -535,4 +535,6 @@ def test_doxygen_pages_take_their_content_title_and_code_fragments():
         assert gone not in page.content, gone
     assert extract(_page(body, head), "/lmdb_8h_source.html").exclude
     assert extract(_page(body, head), "/search/all_0.html").exclude
+    frame = "<div class='SRPage'><div class='SRStatus' id='Loading'>Loading...</div></div>"
+    assert extract(_page(frame, head), "/search/all_1.html").exclude  # no div.contents at all
     assert not extract(_page(body), "/search/all_0.html").exclude  # another generator's page
