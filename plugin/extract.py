@@ -85,6 +85,12 @@ BOILERPLATE = ", ".join(
         "#toc",
         ".table-of-contents",  # Docusaurus's "On this page", also inside the article on phones
         ".theme-doc-toc-mobile",
+        ".feedback--title",  # Docsy (Hugo): "Was this page helpful? Yes / No"
+        ".feedback--question",
+        ".feedback--answer",
+        ".feedback--response",
+        ".td-page-meta__lastmod",
+        "div[class*=language-] > span.lang",  # VitePress's language label over a code block
         ".toctree-wrapper",
         ".md-sidebar",
         ".md-header",
@@ -557,6 +563,7 @@ class _Walker:
         return node.tag in ("div", "aside", "details") and (
             "admonition" in classes
             or "theme-admonition" in classes  # Docusaurus
+            or "custom-block" in classes  # VitePress
             or ("note" in classes and node.tag == "div")
             or node.tag == "details"
         )
@@ -564,7 +571,7 @@ class _Walker:
     def _admonition(self, node: LexborNode, depth: int) -> None:
         self.flush()
         title_node = node.css_first(
-            ".admonition-title, summary, .admonition-heading, [class*=admonitionHeading]"
+            ".admonition-title, summary, .admonition-heading, [class*=admonitionHeading], .custom-block-title"
         )
         title = _clean(title_node.text(deep=True, separator=" ")) if title_node else ""
         docusaurus = title_node is not None and "admonitionHeading" in (

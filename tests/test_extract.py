@@ -538,3 +538,32 @@ def test_doxygen_pages_take_their_content_title_and_code_fragments():
     frame = "<div class='SRPage'><div class='SRStatus' id='Loading'>Loading...</div></div>"
     assert extract(_page(frame, head), "/search/all_1.html").exclude  # no div.contents at all
     assert not extract(_page(body), "/search/all_0.html").exclude  # another generator's page
+
+
+def test_vitepress_and_docsy_pages():
+    vitepress = _page(
+        "<div class='VPDoc'><div class='aside'><div class='VPDocAside'><nav class='VPDocAsideOutline'>"
+        "<div class='outline-title'>On this page</div></nav></div></div><main class='main'>"
+        "<div class='vp-doc'><h1 id='start' tabindex='-1'>Getting Started <a class='header-anchor' "
+        "href='#start' aria-label='Permalink to &quot;Getting Started&quot;'>\u200b</a></h1>"
+        "<div class='tip custom-block'><p class='custom-block-title'>Compatibility Note</p>"
+        "<p>Vite requires Node.js version 18+.</p></div><div class='vp-code-group'><div class='tabs'>"
+        "<input type='radio' id='t1'><label for='t1'>npm</label></div><div class='blocks'>"
+        "<div class='language-bash vp-adaptive-theme active'><button class='copy'></button>"
+        "<span class='lang'>bash</span><pre class='shiki'><code><span class='line'>$ npm create vite@latest"
+        "</span></code></pre></div></div></div></div></main><footer class='VPDocFooter'>"
+        "<div class='edit-link'><a href='https://github.com/x/edit'>Suggest changes</a></div></footer></div>"
+    )
+    page = extract(vitepress, "/guide/")
+    assert page.content == (
+        "# Getting Started\n\n**Compatibility Note:** Vite requires Node.js version 18+.\n\n"
+        "```bash\n$ npm create vite@latest\n```\n"
+    )
+    docsy = _page(
+        "<main role='main'><div class='td-content'><h1>Install</h1><div class='lead'>Get the CLI.</div>"
+        "<p>Run the installer.</p><div class='d-print-none'><h2 class='feedback--title'>Feedback</h2>"
+        "<p class='feedback--question'>Was this page helpful?</p><button>Yes</button></div>"
+        "<div class='td-page-meta__lastmod'>Last modified March 3, 2024</div></div></main>"
+    )
+    content = extract(docsy, "/docs/install/").content
+    assert content == "# Install\n\nGet the CLI.\n\nRun the installer.\n"
