@@ -29,6 +29,8 @@ bench: setup
 	$(VENV)/bin/python benchmarks/load_bench.py
 	$(VENV)/bin/python benchmarks/fault_bench.py
 	$(VENV)/bin/python benchmarks/llm_bench.py
+	test -f .artifacts/eval/asciidoctor/index.html || scripts/fetch_fresh.sh generators
+	$(VENV)/bin/python benchmarks/generators_bench.py
 
 fuzz: setup
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-2000} $(VENV)/bin/python -m pytest -q tests/test_schema_fuzz.py

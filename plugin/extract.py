@@ -91,6 +91,8 @@ BOILERPLATE = ", ".join(
         ".feedback--response",
         ".td-page-meta__lastmod",
         "div[class*=language-] > span.lang",  # VitePress's language label over a code block
+        ".method-click-advice",  # RDoc: "click to toggle source" and the source it toggles
+        ".method-source-code",
         ".toctree-wrapper",
         ".md-sidebar",
         ".md-header",
@@ -370,6 +372,8 @@ class _Walker:
                 self._admonition(child, depth + 1)  # _admonition
             elif _is_api_entry(child) and child.attributes.get("id"):
                 self._api_entry(child, depth + 1)  # _api_entry
+            elif tag == "div" and _is_rdoc_method(child):
+                self._rdoc_method(child, depth + 1)  # _rdoc_method
             elif tag == "dl" and _is_glossary(child):
                 self.flush()
                 self._definitions(child, depth + 1)  # _definitions
@@ -417,6 +421,21 @@ class _Walker:
         if name:
             level = min(6, self._level + max(nesting, 1))
             self.blocks.append(Block("heading", _clean(name), level=level, anchor=node.attributes["id"]))
+        self.walk(node, depth + 1)
+        self.flush()
+
+    def _rdoc_method(self, node: LexborNode, depth: int) -> None:
+        """An RDoc method or attribute (`<div id="method-i-title" class="method-detail">`): a
+        section of its own, named by its heading ("title()", "backend [R]"), one level below
+        the heading it is under, as a Sphinx API entry is."""
+        self.flush()
+        heading = node.css_first(".method-heading")
+        name = _clean(heading.text(deep=True, separator="")) if heading is not None else ""
+        if heading is not None:
+            heading.decompose()
+        if name:
+            level = min(6, self._level + 1)
+            self.blocks.append(Block("heading", name, level=level, anchor=node.attributes["id"] or ""))
         self.walk(node, depth + 1)
         self.flush()
 
@@ -628,6 +647,14 @@ def _own_rows(table: LexborNode) -> list[LexborNode]:
 def _is_api_entry(node: LexborNode) -> bool:
     """Sphinx's signature line of an API entry (`<dt class="sig sig-object py">`)."""
     return node.tag == "dt" and bool(_API_ENTRY.search(node.attributes.get("class") or ""))
+
+
+def _is_rdoc_method(node: LexborNode) -> bool:
+    return (
+        "method-detail" in (node.attributes.get("class") or "").split()
+        and bool(node.attributes.get("id"))
+        and node.css_first(".method-heading") is not None
+    )
 
 
 def _is_glossary(node: LexborNode) -> bool:

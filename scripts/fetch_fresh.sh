@@ -2,7 +2,10 @@
 # Fetches the three "fresh" held-out documentation sites (evals/fresh/) from
 # Debian's rendered -doc packages into .artifacts/eval/<name>/, each a
 # self-contained static site with index.html at its root.
-#   scripts/fetch_fresh.sh [NAME...]     names: drf borg knot-resolver (default all)
+#   scripts/fetch_fresh.sh [NAME...|generators]
+#   names: drf borg knot-resolver (the default: the fresh question sets' sites), and the
+#   `generators` sites, which no question set uses (benchmarks/generators_bench.py reads
+#   them): celery dask vdirsyncer diffutils lmdb asciidoctor
 # Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
 # .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
 # JS/CSS/fonts shared from other Debian packages) are dropped.
@@ -15,9 +18,19 @@ CORPORA="
 drf            python-djangorestframework-doc=3.14.0-2+deb12u1  usr/share/doc/python3-djangorestframework/html
 borg           borgbackup-doc=1.2.4-1                           usr/share/doc/borgbackup/html
 knot-resolver  knot-resolver-doc=5.6.0-1+deb12u1                usr/share/doc/knot-resolver
+celery         python-celery-doc=5.2.6-5                        usr/share/doc/python-celery-doc/html
+dask           python-dask-doc=2022.12.1+dfsg-2                 usr/share/doc/python-dask-doc/html
+vdirsyncer     vdirsyncer-doc=0.19.0-1                          usr/share/doc/vdirsyncer-doc/html
+diffutils      diffutils-doc=1:3.8-4                            usr/share/doc/diffutils
+lmdb           lmdb-doc=0.9.24-1                                usr/share/doc/lmdb-doc/html
+asciidoctor    asciidoctor-doc=2.0.18-2                         usr/share/doc/asciidoctor-doc/html
 "
+GENERATORS=(celery dask vdirsyncer diffutils lmdb asciidoctor)
 
-NAMES=("$@")
+NAMES=()
+for arg in "$@"; do
+  if [ "$arg" = generators ]; then NAMES+=("${GENERATORS[@]}"); else NAMES+=("$arg"); fi
+done
 [ ${#NAMES[@]} -gt 0 ] || NAMES=(drf borg knot-resolver)
 
 TMP=$(mktemp -d)
@@ -27,7 +40,7 @@ trap 'rm -rf "$TMP"' EXIT
 for name in "${NAMES[@]}"; do
   line=$(echo "$CORPORA" | awk -v n="$name" '$1 == n')
   if [ -z "$line" ]; then
-    echo "fetch_fresh: unknown corpus '$name' (known: drf borg knot-resolver)" >&2
+    echo "fetch_fresh: unknown corpus '$name' (known: $(echo "$CORPORA" | awk 'NF {printf "%s ", $1}'))" >&2
     exit 2
   fi
   read -r _ pkgver root <<<"$line"

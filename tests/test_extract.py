@@ -567,3 +567,24 @@ def test_vitepress_and_docsy_pages():
     )
     content = extract(docsy, "/docs/install/").content
     assert content == "# Install\n\nGet the CLI.\n\nRun the installer.\n"
+
+
+def test_rdoc_methods_are_sections_without_their_hidden_source():
+    html = _page(
+        "<main role='main'><h1 id='class-Doc'>class Doc</h1><section class='method-section'>"
+        "<header><h3>Public Instance Methods</h3></header>"
+        "<div id='method-i-title' class='method-detail'><div class='method-heading'>"
+        "<span class='method-name'>title</span><span class='method-args'>()</span>"
+        "<span class='method-click-advice'>click to toggle source</span></div>"
+        "<div class='method-description'><p>Return the doctitle.</p><div class='method-source-code'>"
+        "<pre># File lib/doc.rb, line 683\ndef title\n  doctitle\nend</pre></div></div></div>"
+        "</section></main>"
+    )
+    page = extract(html, "/Doc.html")
+    assert [(h.level, h.text, h.anchor) for h in page.headings] == [
+        (1, "class Doc", "class-Doc"),
+        (3, "Public Instance Methods", ""),
+        (4, "title()", "method-i-title"),
+    ]
+    assert page.content.endswith("#### title()\n\nReturn the doctitle.\n")
+    assert "click to toggle" not in page.content and "lib/doc.rb" not in page.content
