@@ -683,6 +683,8 @@ def heading_anchor(node: LexborNode) -> str:
     if inner is not None and inner.attributes.get("id"):
         return inner.attributes["id"] or ""
     parent = node.parent
+    if parent is not None and parent.tag in ("header", "hgroup"):  # <section id><header><h3>
+        parent = parent.parent
     if parent is not None and parent.attributes.get("id"):
         classes = (parent.attributes.get("class") or "").split()
         opens = parent.css_first("h1, h2, h3, h4, h5, h6")

@@ -571,7 +571,8 @@ def test_vitepress_and_docsy_pages():
 
 def test_rdoc_methods_are_sections_without_their_hidden_source():
     html = _page(
-        "<main role='main'><h1 id='class-Doc'>class Doc</h1><section class='method-section'>"
+        "<main role='main'><h1 id='class-Doc'>class Doc</h1>"
+        "<section id='public-methods' class='method-section'>"
         "<header><h3>Public Instance Methods</h3></header>"
         "<div id='method-i-title' class='method-detail'><div class='method-heading'>"
         "<span class='method-name'>title</span><span class='method-args'>()</span>"
@@ -583,7 +584,7 @@ def test_rdoc_methods_are_sections_without_their_hidden_source():
     page = extract(html, "/Doc.html")
     assert [(h.level, h.text, h.anchor) for h in page.headings] == [
         (1, "class Doc", "class-Doc"),
-        (3, "Public Instance Methods", ""),
+        (3, "Public Instance Methods", "public-methods"),
         (4, "title()", "method-i-title"),
     ]
     assert page.content.endswith("#### title()\n\nReturn the doctitle.\n")
