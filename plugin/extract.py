@@ -12,6 +12,7 @@ kept verbatim, tables as pipe rows, admonitions as labelled paragraphs.
 from __future__ import annotations
 
 import hashlib
+import html as html_lib
 import json
 import re
 from dataclasses import dataclass, field
@@ -665,6 +666,63 @@ def _is_glossary(node: LexborNode) -> bool:
     return not any(_is_api_entry(c) for c in node.iter())
 
 
+# Tab widgets whose labels and panels are in two lists, matched in order: (the set, its labels,
+# its panels). Material for MkDocs, sphinx-design, VitePress's code groups, Docusaurus.
+_TAB_SETS = (
+    (".tabbed-set", ".tabbed-labels > label", ".tabbed-content > .tabbed-block"),
+    (".sd-tab-set", "label.sd-tab-label", ".sd-tab-content"),
+    (".vp-code-group", ".tabs > label", ".blocks > div"),
+    (".tabs-container", "[role=tab]", "[role=tabpanel]"),
+)
+
+
+def _label_tab_panels(root: LexborNode) -> None:
+    """Each tab panel starts with its tab's label as a bold line ("**Windows**", "**Python
+    3.10+**"): a panel's install command or code means little without the tab that names it,
+    and the labels themselves (buttons, radio labels, a tab list) are not read as content. A
+    panel names its tab by `aria-labelledby` (sphinx-tabs) or by its place in its set."""
+    labelled: list[tuple[LexborNode, str]] = []
+    for panel in root.css("[role=tabpanel][aria-labelledby]"):
+        target = panel.attributes.get("aria-labelledby") or ""
+        tab = root.css_first(f'[id="{target}"]') if '"' not in target else None
+        if tab is not None:
+            labelled.append((panel, _clean(tab.text(deep=True, separator=" "))))
+    done = {panel.mem_id for panel, _ in labelled}
+    for set_selector, label_selector, panel_selector in _TAB_SETS:
+        sets = root.css(set_selector)
+        owners = {s.mem_id for s in sets}
+        for tab_set in sets:
+            labels = _owned(tab_set.css(label_selector), tab_set, owners)
+            panels = _owned(tab_set.css(panel_selector), tab_set, owners)
+            if len(labels) == len(panels):
+                for label, panel in zip(labels, panels, strict=True):
+                    if panel.mem_id not in done:
+                        labelled.append((panel, _clean(label.text(deep=True, separator=" "))))
+                        done.add(panel.mem_id)
+    for panel, label in labelled:
+        if not label:
+            continue
+        line = LexborHTMLParser(f"<p><strong>{html_lib.escape(label)}</strong></p>").css_first("p")
+        if panel.child is not None:
+            panel.child.insert_before(line)
+        else:
+            panel.insert_child(line)
+    for tab_list in root.css("[role=tablist]"):
+        tab_list.decompose()
+
+
+def _owned(nodes: list[LexborNode], tab_set: LexborNode, sets: set[int]) -> list[LexborNode]:
+    """`nodes` whose nearest enclosing tab set is `tab_set` (not one nested inside it)."""
+    kept = []
+    for node in nodes:
+        up = node.parent
+        while up is not None and up.mem_id not in sets:
+            up = up.parent
+        if up is not None and up.mem_id == tab_set.mem_id:
+            kept.append(node)
+    return kept
+
+
 def _is_content_aside(node: LexborNode) -> bool:
     classes = set((node.attributes.get("class") or "").split())
     return bool(classes & _CONTENT_ASIDES) and "contents" not in classes
@@ -1023,6 +1081,7 @@ def extract(
     blocks: list[Block] = []
     links: list[str] = []
     if main is not None:
+        _label_tab_panels(main)  # before the tab lists are removed
         for heading in main.css("h1, h2, h3, h4, h5, h6"):  # before permalinks are removed
             if not heading.attributes.get("id"):
                 anchor = heading_anchor(heading)

@@ -414,6 +414,8 @@ def test_docutils_asides_and_hidden_tab_panels_are_content():
     assert "Celery is…\n\nA simple" in content  # the topic is its own blocks, not glued inline
     assert "[1]\n\nThe footnote's words." in content  # the label, not a link back
     assert "Related pages chrome" not in content and "Not shown" not in content
+    # Each panel is led by its tab's label (the panel names its tab by aria-labelledby).
+    assert "**DataFrame**\n\ndf = dd.read_csv(path)" in content and "**Array**\n\nx = da.ones" in content
 
 
 def test_numpydoc_parameters_keep_their_type_apart():
@@ -490,14 +492,17 @@ def test_docusaurus_admonitions_tabs_and_mobile_table_of_contents():
         "<div class='theme-admonition theme-admonition-tip admonition_xJq3 alert'>"
         "<div class='admonitionHeading_Gvgb'><span><svg></svg></span>tip</div>"
         "<div class='admonitionContent_BuS1'><p>Run as administrator.</p></div></div>"
-        "<div class='tabs-container'><div role='tabpanel'><pre class='language-bash'><code>"
+        "<div class='tabs-container'><ul role='tablist'><li role='tab'>winget</li><li role='tab'>msi</li>"
+        "</ul>"
+        "<div role='tabpanel'><pre class='language-bash'><code>"
         "winget install acme</code></pre></div><div role='tabpanel' hidden=''><pre class='language-bash'>"
         "<code>msiexec /i acme.msi /qn</code></pre></div></div></div></article></main>"
     )
     page = extract(html, "/docs/install")
     assert [(h.text, h.anchor) for h in page.headings] == [("Install", ""), ("Windows", "windows")]
     assert "**Tip:** Run as administrator." in page.content
-    assert "```bash\nmsiexec /i acme.msi /qn\n```" in page.content
+    assert "**msi**\n\n```bash\nmsiexec /i acme.msi /qn\n```" in page.content
+    assert "**winget**\n\n```bash\nwinget install acme" in page.content and "- winget" not in page.content
     assert "On this page" not in page.content and "[Windows]" not in page.content
     # Other themes' titles keep their case ("dump_json returns bytes" names a method).
     material = "<div class='admonition note'><p class='admonition-title'>dump_json returns bytes</p>"
@@ -557,7 +562,7 @@ def test_vitepress_and_docsy_pages():
     page = extract(vitepress, "/guide/")
     assert page.content == (
         "# Getting Started\n\n**Compatibility Note:** Vite requires Node.js version 18+.\n\n"
-        "```bash\n$ npm create vite@latest\n```\n"
+        "**npm**\n\n```bash\n$ npm create vite@latest\n```\n"
     )
     docsy = _page(
         "<main role='main'><div class='td-content'><h1>Install</h1><div class='lead'>Get the CLI.</div>"
@@ -589,3 +594,18 @@ def test_rdoc_methods_are_sections_without_their_hidden_source():
     ]
     assert page.content.endswith("#### title()\n\nReturn the doctitle.\n")
     assert "click to toggle" not in page.content and "lib/doc.rb" not in page.content
+
+
+def test_material_tabs_lead_with_their_labels_nested_sets_included():
+    html = _page(
+        "<main><h1>Body</h1><div class='tabbed-set tabbed-alternate'><input id='__t1' type='radio'>"
+        "<input id='__t2' type='radio'><div class='tabbed-labels'><label for='__t1'>Python 3.10+</label>"
+        "<label for='__t2'>Python 3.10+ non-Annotated</label></div><div class='tabbed-content'>"
+        "<div class='tabbed-block'><pre><code>a: Annotated[str, Body()]</code></pre></div>"
+        "<div class='tabbed-block'><div class='tabbed-set'><div class='tabbed-labels'><label>Linux</label>"
+        "</div><div class='tabbed-content'><div class='tabbed-block'><p>pip install x</p></div></div></div>"
+        "</div></div></div></main>"
+    )
+    content = extract(html, "/body/").content
+    assert "**Python 3.10+**\n\n```\na: Annotated[str, Body()]\n```" in content
+    assert "**Python 3.10+ non-Annotated**\n\n**Linux**\n\npip install x" in content
