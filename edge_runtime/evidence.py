@@ -20,14 +20,13 @@ from askdocs.edge_runtime.fs import DocsFS
 from askdocs.edge_runtime.query import Query, names_in
 from askdocs.edge_runtime.rarity import is_rare
 from askdocs.edge_runtime.results import locate_in_chunk
-from askdocs.edge_runtime.search import SearchOutcome
+from askdocs.edge_runtime.search import SITE_LINK, SearchOutcome
 
 from askdocs import lexical
 
 MAX_SECTION_CHARS = 2400
 MAX_SECTIONS_PER_CHUNK = 4
 SECTION_SPREAD = 0.3  # the worst-fitting section of a chunk keeps this much less of its weight
-_LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
 
 
 @dataclass
@@ -243,7 +242,7 @@ def investigate(
             break
         if terms and terms <= _stems(locale, " ".join(e.text for e in collector.items[:3])):
             break
-        for _, target in _LINK.findall(item.text):
+        for _, target in SITE_LINK.findall(item.text):
             path, _, anchor = target.partition("#")
             where = fs.tree.pages.get(path)
             if where is None or path == item.page_url:
@@ -300,7 +299,7 @@ def _evidence_terms(locale: str, evidence: list[Evidence]) -> set[str]:
 
 
 def _stems(locale: str, text: str) -> set[str]:
-    return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
+    return lexical.stem_terms(locale, SITE_LINK.sub(r"\1", text))
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,12 @@ from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import Query, identifier_tokens, names_in
+from askdocs.edge_runtime.search import SITE_LINK
 
 from askdocs import lexical
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[*])")
 _FENCE = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
-_LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
 _PROCEDURAL = re.compile(
     r"\b(how|command|install|run|start|configure|set ?up|enable|example|syntax|create|add|register|"
     r"cómo|como|comando|instalar|instalo|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
@@ -163,7 +163,7 @@ def _blocks(text: str) -> list[str]:
 
 
 def _terms(locale: str, text: str) -> set[str]:
-    return lexical.stem_terms(locale, _LINK.sub(r"\1", text))
+    return lexical.stem_terms(locale, SITE_LINK.sub(r"\1", text))
 
 
 @dataclass
@@ -426,7 +426,7 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
                 return unit
     # The lead sends the reader elsewhere for the detail ("configure it as described on the
     # [Networking](...) page"): the best part of that page, when it is among the evidence.
-    targets = {t.split("#")[0] for u in first.leads for _, t in _LINK.findall(u.text)}
+    targets = {t.split("#")[0] for u in first.leads for _, t in SITE_LINK.findall(u.text)}
     for unit in ranked:
         if pool[unit.evidence].page_url in targets and unit.evidence != first.evidence:
             return unit

@@ -348,11 +348,13 @@ _MARKUP = re.compile(r"^#{1,6}\s+|^```\w*$|`|\*\*|^\|\s*-+.*$", re.M)
 _WORDS = re.compile(r"\w+", re.U)
 
 
-_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")  # a Markdown link: its text stays
+# A link inside the site as page text holds it ("[rotating tokens](/security/#rotate)"): the
+# snippet, the evidence's terms and the composer read its text; the composer follows its target.
+SITE_LINK = re.compile(r"\[([^\[\]]+)\]\((/[^()\s]*)\)")
 
 
 def plain(text: str) -> str:
-    return re.sub(r"\s+", " ", _MARKUP.sub("", _LINK.sub(r"\1", text))).strip()
+    return re.sub(r"\s+", " ", _MARKUP.sub("", SITE_LINK.sub(r"\1", text))).strip()
 
 
 def snippet(text: str, locale: str, terms: set[str], width: int = 240) -> tuple[str, list[list[int]]]:

@@ -393,7 +393,7 @@ class _Walker:
 
     def _heading(self, node: LexborNode, level: int) -> None:
         self.flush()
-        anchor = node.attributes.get("id") or heading_anchor(node)
+        anchor = heading_anchor(node)
         for time in node.css("time"):
             self._pending_date = normalize_date(time.attributes.get("datetime"))
         for junk in node.css(".headerlink, time"):
@@ -1047,17 +1047,21 @@ def extract(
 
     generator = (_meta(tree, "generator") or "").strip().lower()
     texinfo, doxygen = generator.startswith(_TEXINFO), generator.startswith("doxygen")
-    main = tree.body if texinfo else tree.css_first("div.contents") if doxygen else _select_main(tree)
-    if (texinfo or doxygen) and main is not None:
-        for junk in main.css(_TEXINFO_CHROME if texinfo else _DOXYGEN_CHROME):
+    if texinfo:
+        main = tree.body
+        for junk in main.css(_TEXINFO_CHROME) if main is not None else ():
             junk.decompose()
-    if doxygen and main is not None:
-        for link in main.css("a"):
+    elif doxygen:
+        main = tree.css_first("div.contents")
+        for junk in main.css(_DOXYGEN_CHROME) if main is not None else ():
+            junk.decompose()
+        for link in main.css("a") if main is not None else ():
             if link.text(deep=True).strip() == "More...":
                 link.decompose()
-    if doxygen:
         path = urlsplit(url).path
         exclude = exclude or path.endswith("_source.html") or "/search/" in path  # its search frames
+    else:
+        main = _select_main(tree)
     if main is None:
         main = _densest_container(tree)
         if main is not None:

@@ -91,7 +91,9 @@ def discover(
     if sitemap:
         for loc in sorted(sitemap):
             file = _file_for(site_dir, site_relative(loc, site_url))
-            if file is None or _skipped(file.relative_to(site_dir).parts):
+            rel_parts = file.relative_to(site_dir).parts if file is not None else ()
+            sources += "_modules" in rel_parts[:-1]
+            if file is None or _skipped(rel_parts):
                 continue
             pages[site_path_of(file, site_dir)] = None
     else:
