@@ -196,7 +196,13 @@ def compose(
     (`Investigation.term_weights`): "memory" says more than "server" in a server's docs.
     """
     pool = evidence[:MAX_POOL]
-    units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
+    units = [u for i, e in enumerate(pool) for u in _units(i, e)]
+    if len(units) > MAX_UNITS:
+        # Past the budget, only sections whose heading names how it is done (`_mechanism_part`).
+        last = units[MAX_UNITS - 1].evidence
+        units = units[:MAX_UNITS] + [
+            u for u in units[MAX_UNITS:] if u.evidence > last and _heading_names(pool[u.evidence])
+        ]
     if not units:
         return Composition([], [])
     unit_terms = [_terms(query.locale, u.text) for u in units]
@@ -212,6 +218,9 @@ def compose(
     if second is None:
         second = _same_page_part(ranked, first, pool)
     extra = ([second] if second is not None else []) + _named_parts(query, ranked, groups, second, pool)
+    mechanism = _mechanism_part(query, units, stale, groups, extra, pool)
+    if mechanism is not None:
+        extra.append(mechanism)
     for unit in extra:
         home = next((g for g in groups if g.evidence == unit.evidence), None)
         lead_kind = home.leads[0].kind if home is not None else ""
@@ -461,6 +470,55 @@ def _named_parts(
                 said += " " + unit.text.lower()
                 break
     return out
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]{3,60})`")
+_HEADING_WORD = re.compile(r"[\w.@-]*\w")
+_NAME_LIKE = re.compile(r"\w[_.]\w|[a-z][A-Z]|^[A-Z]{3,}$")  # root_path, app.state, BackgroundTasks, PATCH
+
+
+def _heading_names(evidence: Evidence) -> set[str]:
+    """What a section's heading names in code: its words the section writes as code
+    ("Using BackgroundTasks" over "import `BackgroundTasks`", "Providing the root_path")."""
+    spans = {s.strip("@") for s in _CODE_SPAN.findall(evidence.text)}
+    return {
+        w.lower()
+        for w in _HEADING_WORD.findall(_heading(evidence))
+        if len(w) >= 3 and w in spans and _NAME_LIKE.search(w)
+    }
+
+
+def _mechanism_part(
+    query: Query, units: list[Unit], stale: set[int], groups: list[_Group], extra: list[Unit], pool
+) -> Unit | None:
+    """How it is done, when the parts so far only describe it: a section of a quoted page whose
+    heading names the thing (a class, a parameter, an attribute) that does what was asked ("send
+    the email after the response" → "Using BackgroundTasks", "partial updates" → "Using Pydantic's
+    exclude_unset parameter"), and the answer does not name it yet: that section's best unit."""
+    if _QUANTITY.search(query.message) or query.asks_version:
+        return None
+    pages = {pool[g.evidence].page_url for g in groups}
+    chosen = [u for g in groups for u in g.units] + extra
+    said = (
+        " ".join(u.text.lower() for u in chosen)
+        + " "
+        + " ".join(pool[g.evidence].label.lower() for g in groups)
+    )
+    taken = {id(u) for u in chosen}
+    names = {
+        i: {n for n in _heading_names(e) if n not in said}
+        for i, e in enumerate(pool)
+        if e.page_url in pages and e.score >= SECOND_EVIDENCE and e.kind == "section"
+    }
+    names = {i: n for i, n in names.items() if n}
+    candidates = sorted(
+        (u for u in units if u.evidence in names and id(u) not in stale), key=lambda u: -u.score
+    )
+    for unit in candidates:  # the best-rated unit that says the name (its section's words need not
+        # match the question's: that is why it was missing)
+        if id(unit) not in taken and any(n in unit.text.lower() for n in names[unit.evidence]):
+            return unit
+    return None
 
 
 def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:

@@ -438,3 +438,56 @@ def test_a_short_section_s_colon_lead_brings_its_code_and_the_rest_of_the_sectio
     text = rendered(composition)
     assert text.startswith("By default, Pydantic allows"), text  # the colon sentence leads
     assert "Model(unrelated=2)" in text and "**kwargs: Any" in text, text
+
+
+BACKGROUND_INTRO = """You can define background tasks to be run after returning a response.
+
+This includes, for example:
+
+- Email notifications: sending an email tends to be "slow", so you can return the response \
+right away and send the email notification in the background."""
+
+BACKGROUND_USING = """First, import `BackgroundTasks` and define a parameter in your path operation
+function with a type declaration of `BackgroundTasks`:
+
+```python
+from fastapi import BackgroundTasks, FastAPI
+```
+
+**FastAPI** will create the object of type `BackgroundTasks` for you and pass it as that parameter."""
+
+
+def test_a_how_question_gets_the_section_whose_heading_names_the_mechanism():
+    """The best sentence restates the reader's problem ("send the email notification in the
+    background") without naming what does it; the section of the same page whose heading names
+    a class the docs write as code ("Using BackgroundTasks") says how, and is quoted after it.
+    A heading word that is not a name ("Additional servers", even over `servers`) is not one."""
+    ask = query("I want to send a welcome email after someone signs up, without making them wait. How?")
+    pool = [
+        evidence("/background-tasks/", "Background Tasks", "Background Tasks", BACKGROUND_INTRO),
+        evidence("/webhooks/#steps", "Webhooks", "Webhooks steps", "You send the requests yourself.", 0.8, 1),
+        evidence(
+            "/background-tasks/#using-backgroundtasks",
+            "Background Tasks",
+            "Using BackgroundTasks",
+            BACKGROUND_USING,
+            0.45,
+            2,
+        ),
+        evidence(
+            "/background-tasks/#servers",
+            "Background Tasks",
+            "Additional servers",
+            "Set `servers` here.",
+            0.4,
+            3,
+        ),
+    ]
+    composition = compose(ask, pool)
+    text = rendered(composition)
+    assert "send the email notification in the background" in text, text
+    assert "import `BackgroundTasks`" in text, text
+    assert {e.page_url for e in composition.cited} == {"/background-tasks/"}
+    # Without the section that names it, nothing else is brought in for it.
+    text = rendered(compose(ask, pool[:2] + pool[3:]))
+    assert "BackgroundTasks" not in text and "Set `servers`" not in text, text
