@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence
 from askdocs.edge_runtime.i18n import phrase
-from askdocs.edge_runtime.query import Query, identifier_tokens, names_in
+from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms, names_in
 from askdocs.edge_runtime.search import SITE_LINK
 
 from askdocs import lexical
@@ -48,6 +48,8 @@ _POINTER = re.compile(
     r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
 )
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
+# A tab's label, which extraction puts before each tab panel ("**pip**", "**Windows**").
+_TAB_LABEL = re.compile(r"^\*\*[^*\n]{1,40}\*\*$")
 # A sentence that announces code ("such as this example", "like this", "as follows"): the code
 # it announces is part of what it says.
 _EXAMPLE = re.compile(
@@ -385,8 +387,16 @@ def _continuation(following: list[Unit]) -> list[Unit]:
     out: list[Unit] = []
     for unit in following[:8]:
         if unit.kind == "code":
-            return out or [unit]  # a list, or the code block right after the colon
-        if unit.kind == "prose" and not _LIST_ITEM.match(unit.text) and out:
+            labels = [u for u in out if _TAB_LABEL.match(u.text)]
+            if len(labels) == len(out):  # the code block right after the colon (under its tab's label)
+                return [*out, unit]
+            return out  # a list
+        if (
+            unit.kind == "prose"
+            and not _LIST_ITEM.match(unit.text)
+            and out
+            and not _TAB_LABEL.match(out[-1].text)
+        ):
             break
         out.append(unit)
     return out
@@ -422,6 +432,9 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
     lead = first.leads[0]
     taken = {id(u) for u in first.units}
     ratio = SECOND_RATIO if _TWO_ASKS.search(query.message) else SECOND_RATIO_ONE_ASK
+    other = _other_ask(query, ranked, first, pool, terms_of, rarity, covered, taken)
+    if other is not None:
+        return other
     if sum(weight[t] for t in missing) / total >= MISSING_SHARE:
         for unit in ranked:
             if unit.score < ratio * lead.score:
@@ -438,6 +451,62 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
     targets = {t.split("#")[0] for u in first.leads for _, t in SITE_LINK.findall(u.text)}
     for unit in ranked:
         if pool[unit.evidence].page_url in targets and unit.evidence != first.evidence:
+            return unit
+    return None
+
+
+# Where a question asks a second thing: "…, and which …", "… and how do I …", "¿… y cómo …?".
+_ASK_SPLIT = re.compile(
+    r"(?<=[.?!])\s+|[,;]\s*(?:and|but|then|y|pero)\s+|\s+(?:and|y)\s+(?=(?:then\s+)?(?:how|what|which|where|when|"
+    r"why|who|is|are|do|does|can|could|should|c[oó]mo|qu[eé]|cu[aá]l|cu[aá]les|d[oó]nde|cu[aá]ndo|cu[aá]nt[oa]s?|"
+    r"por\s+qu[eé])\b)",
+    re.I,
+)
+_ASK_START = re.compile(
+    r"^\W*(how|what|which|where|when|why|who|is|are|do|does|did|can|could|should|would|will|"
+    r"c[oó]mo|qu[eé]|cu[aá]l|cu[aá]les|d[oó]nde|cu[aá]ndo|cu[aá]nt[oa]s?|por\s+qu[eé]|hay|se\s+puede|puedo)\b",
+    re.I,
+)
+OTHER_ASK_COVER = 0.5  # a unit answers the other ask when it holds this share of its own words
+OTHER_ASK_RATIO = 0.25  # ... and scores at least this share of the lead
+
+
+def asks(message: str) -> list[str]:
+    """The questions one message asks ("Which command compiles the catalogs, and which entry
+    point group makes the theme discoverable?" asks two); statements around them are context."""
+    pieces = [p.strip() for p in _ASK_SPLIT.split(message) if p and p.strip()]
+    return [p for p in pieces if p.endswith("?") or _ASK_START.match(p)]
+
+
+def _other_ask(query, ranked, first: _Group, pool, terms_of, rarity, covered, taken) -> Unit | None:
+    """When the question asks two things and the first part answers one of them: the best unit
+    holding most of the words only the other ask uses (a long question's second ask is a small
+    share of all its words, too small for the whole-question measure in `_second_part`)."""
+    parts = asks(query.message)
+    if len(parts) < 2:
+        return None
+    own = [set(key_terms(query.locale, p)) & set(query.key_terms) for p in parts]
+    distinct = [terms - set().union(*(o for j, o in enumerate(own) if j != i)) for i, terms in enumerate(own)]
+
+    def share(terms: set[str], held: set[str]) -> float:
+        total = sum(rarity.get(t, 1.0) for t in terms)
+        return sum(rarity.get(t, 1.0) for t in terms & held) / total if total else 1.0
+
+    # The ask the first part leaves most unanswered.
+    wanted = min((d for d in distinct if d), key=lambda d: share(d, covered), default=set())
+    if not wanted or share(wanted, covered) >= OTHER_ASK_COVER:
+        return None
+    lead = first.leads[0]
+    for unit in ranked:
+        if unit.score < OTHER_ASK_RATIO * lead.score:
+            break
+        held = terms_of[id(unit)] | _terms(query.locale, pool[unit.evidence].heading)
+        if (
+            id(unit) not in taken
+            and share(wanted, held) >= OTHER_ASK_COVER
+            and share(wanted, held) > share(wanted, covered)
+            and pool[unit.evidence].score >= SECOND_EVIDENCE
+        ):
             return unit
     return None
 

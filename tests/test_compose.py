@@ -8,7 +8,7 @@ from dataclasses import replace
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import Evidence, assess
-from askdocs.edge_runtime.extractive import compose
+from askdocs.edge_runtime.extractive import asks, compose
 from askdocs.edge_runtime.query import TEMPORAL, Query, identifier_tokens, key_terms
 from askdocs.edge_runtime.search import Hit, SearchOutcome
 
@@ -491,3 +491,82 @@ def test_a_how_question_gets_the_section_whose_heading_names_the_mechanism():
     # Without the section that names it, nothing else is brought in for it.
     text = rendered(compose(ask, pool[:2] + pool[3:]))
     assert "BackgroundTasks" not in text and "Set `servers`" not in text, text
+
+
+def test_a_question_is_cut_into_the_things_it_asks():
+    assert asks(
+        "I'm packaging my own theme. Which command compiles the catalogs, and which entry point group "
+        "makes the theme discoverable?"
+    ) == ["Which command compiles the catalogs", "which entry point group makes the theme discoverable?"]
+    assert asks("what do I need to install and how do I set it up per host?") == [
+        "what do I need to install",
+        "how do I set it up per host?",
+    ]
+    assert asks("¿Qué plan necesito para SAML y cuánto cuesta un asiento?") == [
+        "¿Qué plan necesito para SAML",
+        "cuánto cuesta un asiento?",
+    ]
+    # One ask that names two things is one ask.
+    assert len(asks("What are the defaults for max_connections and max_keepalive_connections?")) == 1
+
+
+INSTALL_EXTRAS = """Uvicorn has a minimal set of dependencies by default.
+
+If you just want to install all of them at once, you can use the `standard` extra:
+
+**pip**
+
+```bash
+pip install 'uvicorn[standard]'
+```
+
+**uv**
+
+```bash
+uv add 'uvicorn[standard]'
+```
+
+The `standard` extra installs the following dependencies:
+
+- **uvloop — Fast, drop-in replacement of the built-in asyncio event loop.** When `uvloop` is \
+installed, Uvicorn will use it by default.
+- **httptools — Python binding for the Node.js HTTP parser.** When `httptools` is installed, \
+Uvicorn will use it by default for HTTP/1.1 parsing. You should only use `httptools` if you \
+are sure you want it instead of the default.
+- **websockets — A library for building WebSocket servers and clients in Python.** When \
+`websockets` is installed, Uvicorn will use it by default for WebSocket handling.
+- **watchfiles — Simple, modern and high performance file watching and code reload in python.** \
+When `watchfiles` is installed, Uvicorn will use it by default for the `--reload` option.
+- **colorama — Cross-platform support for ANSI terminal colors.** This is installed only on Windows.
+- **python-dotenv — Reads key-value pairs from a `.env` file and sets them as environment variables.**
+- **PyYAML — YAML parser and emitter for Python.** This is installed to allow you to provide a \
+`.yaml` file to `--log-config`."""
+
+IMPLEMENTATION = """- `--loop <str>` - Set the event loop implementation. The uvloop implementation provides \
+greater performance. **Options:** 'auto', 'asyncio', 'uvloop'.
+- `--http <str>` - Set the HTTP protocol implementation. **Options:** 'auto', 'h11', 'httptools'.
+- `--ws <str>` - Set the WebSockets protocol implementation.
+- `--ws-max-size <int>` - Set the WebSockets max message size, in bytes.
+- `--ws-ping-interval <float>` - Set the WebSockets ping interval, in seconds.
+- `--lifespan <str>` - Set the Lifespan protocol implementation.
+- `--h11-max-incomplete-event-size <int>` - Set the maximum number of bytes to buffer of an event."""
+
+
+def test_the_second_ask_of_a_long_question_is_answered_from_its_own_page():
+    """ "Which install extra…, and which options…": the lead answers the second ask from the
+    settings page; the first ask's words are a small share of this long question's, yet the
+    sentence that holds them ("install … the `standard` extra:") answers it, with the code it
+    announces under its tab's label, citing the installation page too."""
+    ask = query(
+        "I want the fastest event loop and HTTP parser on Linux. Which install extra pulls them in, "
+        "and which command-line options pin those event loop implementations explicitly?"
+    )
+    pool = [
+        evidence("/settings/#implementation", "Settings", "Implementation", IMPLEMENTATION),
+        evidence("/installation/#extras", "Installation", "Optional Dependencies", INSTALL_EXTRAS, 0.9, 1),
+    ]
+    composition = compose(ask, pool)
+    text = rendered(composition)
+    assert "`--loop <str>`" in text, text
+    assert "**pip**\n```bash\npip install 'uvicorn[standard]'" in text, text
+    assert {e.page_url for e in composition.cited} == {"/settings/", "/installation/"}
