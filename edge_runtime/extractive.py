@@ -44,6 +44,22 @@ _PROCEDURAL = re.compile(
     r"cómo|como|comando|instalar|instalo|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
     re.I,
 )
+# "What is the default for --flush-interval on tallyfox agent start?" asks for a value, not for
+# steps, whatever words the names in it hold ("start"); a command or an example is still asked for.
+_ASKS_WHAT_IT_IS = re.compile(
+    r"^\W*(what|which)(\s+\w+)?\s+(is|are|does|do)\s+(?!I\b|we\b)|^\W*(qu[eé]|cu[aá]l(es)?)\s+(es|son|significa)\b",
+    re.I,
+)
+_ASKS_FOR_STEPS = re.compile(r"\b(command|syntax|example|comando|sintaxis|ejemplo)\b", re.I)
+
+
+def procedural(message: str) -> bool:
+    """The question asks how to do something (an example or a command answers it)."""
+    if _ASKS_WHAT_IT_IS.search(message) and not _ASKS_FOR_STEPS.search(message):
+        return False
+    return bool(_PROCEDURAL.search(message))
+
+
 _POINTER = re.compile(
     r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
 )
@@ -243,7 +259,7 @@ def compose(
 
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
     key_terms, identifiers = set(query.key_terms), query.identifiers
-    procedural = bool(_PROCEDURAL.search(query.message))
+    how_to = procedural(query.message)
     follow_up = query.text != query.message  # it borrowed the previous question's words
     quantity = bool(_QUANTITY.search(query.message))
     version = query.asks_version
@@ -284,7 +300,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         # sentence elsewhere that merely mentions it ("prints a code such as TFX-1042") is not.
         score += sum(4.0 if token in heading else 2.5 if token in lowered else 0.0 for token in identifiers)
         if unit.kind == "code":
-            score = score * (1.3 if procedural else 0.6) + (0.5 if procedural else 0.0)
+            score = score * (1.3 if how_to else 0.6) + (0.5 if how_to else 0.0)
         if source.kind == "faq":
             score += 0.3
         if unit.kind == "row":  # a row's first cell names what the row is about ("Per seat")
@@ -364,7 +380,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         if unit.kind == "code":
             # How-to questions get the example; the sentences after it still qualify the lead
             # ("... returns a 500 instead.", "Note that ..."): tuning sets, fact recall +0.01.
-            wanted = _PROCEDURAL.search(query.message) or _EXAMPLE.search(
+            wanted = procedural(query.message) or _EXAMPLE.search(
                 " ".join(u.text for u in [lead, *group.support][-2:])
             )
             if wanted and not any(u.kind == "code" for u in group.support):

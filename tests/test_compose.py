@@ -8,7 +8,7 @@ from dataclasses import replace
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import Evidence, assess
-from askdocs.edge_runtime.extractive import asks, compose
+from askdocs.edge_runtime.extractive import asks, compose, procedural
 from askdocs.edge_runtime.query import TEMPORAL, Query, identifier_tokens, key_terms
 from askdocs.edge_runtime.search import Hit, SearchOutcome
 
@@ -570,3 +570,32 @@ def test_the_second_ask_of_a_long_question_is_answered_from_its_own_page():
     assert "`--loop <str>`" in text, text
     assert "**pip**\n```bash\npip install 'uvicorn[standard]'" in text, text
     assert {e.page_url for e in composition.cited} == {"/settings/", "/installation/"}
+
+
+AGENT_CLI = """Run the agent on each monitored host.
+
+```bash
+tallyfox agent start --max-batch 500 --flush-interval 10s
+tallyfox agent stop
+```
+
+`tallyfox agent start` options:
+
+| Flag | Default | Meaning |
+| --- | --- | --- |
+| `--max-batch N` | `1000` | Maximum samples per batch. |
+| `--flush-interval DURATION` | `15s` | Ship a partly filled batch after this long. |
+| `--buffer-limit SIZE` | `512MiB` | Disk buffer used while the server is unreachable. |"""
+
+
+def test_a_question_for_a_value_is_not_a_how_to_because_a_name_in_it_says_start():
+    """ "What is the default for --flush-interval on tallyfox agent start?" asks for a value: the
+    row that gives it leads, not the example command ("start" is part of the command's name)."""
+    assert not procedural("What is the default for --flush-interval on tallyfox agent start?")
+    assert procedural("How do I start the agent?") and procedural("What command starts the agent?")
+    assert procedural("What do I install for that?")
+    ask = query("What is the default for --flush-interval on tallyfox agent start?")
+    text = rendered(
+        compose(ask, [evidence("/cli/#tallyfox-agent", "CLI reference", "tallyfox agent", AGENT_CLI)])
+    )
+    assert text.startswith("- `--flush-interval DURATION` — Default: `15s`"), text
