@@ -175,7 +175,8 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
     """Compose from the documentation's own words (the offline synthesiser)."""
     query = case.query
     relevance = _relevance(docs.embedder, query.text, query.locale) if docs.embedder else None
-    composition: Composition = compose(case.query, case.evidence, case.investigation.term_weights, relevance)
+    found = case.investigation
+    composition: Composition = compose(query, case.evidence, found.term_weights, relevance, found.outline)
     if not composition.parts:
         return refuse(case, mode)
     if _only_the_contact_page(case, composition.cited[0]):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import regex
 from askdocs.edge_runtime import events
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
@@ -26,6 +28,9 @@ from askdocs import lexical
 
 MAX_SECTION_CHARS = 2400
 MAX_SECTIONS_PER_CHUNK = 4
+MAX_OUTLINE = 8  # sections of the pages read whose heading names something (`outline`)
+OUTLINE_SCORE = 0.3  # what such a section, read only for its heading, weighs as evidence
+OUTLINE_ELSEWHERE = 0.02  # a title word in more of the docs' other chunks is not the page's own
 SECTION_SPREAD = 0.3  # the worst-fitting section of a chunk keeps this much less of its weight
 
 
@@ -60,6 +65,78 @@ class Investigation:
     # How telling each key term is in the reader's docs (idf / mean idf; unknown terms: none).
     term_weights: dict[str, float] = field(default_factory=dict)
     documents: int = 0  # the reader's visible chunks in the question's locale
+    outline: list[Evidence] = field(default_factory=list)  # see `outline`
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]{3,60})`")
+_HEADING_WORD = re.compile(r"[\w.@-]*\w")
+_NAME_LIKE = re.compile(r"\w[_.]\w|[a-z][A-Z]|^[A-Z]{3,}$")  # root_path, app.state, BackgroundTasks, PATCH
+
+
+def heading_names(evidence: Evidence) -> set[str]:
+    """What a section's heading names in code: its words the section writes as code
+    ("Using BackgroundTasks" over "import `BackgroundTasks`", "Providing the root_path")."""
+    spans = {s.strip("@") for s in _CODE_SPAN.findall(evidence.text)}
+    return {
+        w
+        for w in _HEADING_WORD.findall(evidence.heading.split(" › ")[-1])
+        if len(w) >= 3 and w in spans and _NAME_LIKE.search(w)
+    }
+
+
+def _name_words(name: str, locale: str) -> set[str]:
+    """The words a code name is made of, stemmed ("CORSMiddleware" → cors, middlewar)."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_.\-@]", " ", name)
+    return lexical.stem_terms(locale, spaced)
+
+
+def outline(
+    corpus: Corpus,
+    pages: list[tuple[int, int]],
+    read: set[str],
+    frequencies: Callable[[str, set[str]], tuple[dict[str, int], int]],
+) -> list[Evidence]:
+    """The sections of the pages read whose heading names, in code, what the page is about
+    ("Using BackgroundTasks" on "Background Tasks", "Use CORSMiddleware" on "CORS"), as a careful
+    reader scans a page's headings: not read for their words, kept for the composer to name the
+    thing when its other parts only describe it."""
+    out: list[Evidence] = []
+    for set_index, page_index in pages:
+        page = corpus.page(set_index, page_index)
+        title = lexical.stem_terms(page.locale, page.title)
+        sections = corpus.sets[set_index].sections(page_index)
+        for i, (start, anchor, heading) in enumerate(sections):
+            url = page.url + (f"#{anchor}" if anchor else "")
+            if url in read or not _NAME_LIKE.search(heading):
+                continue
+            end = sections[i + 1][0] if i + 1 < len(sections) else len(page.content)
+            evidence = Evidence(
+                None,
+                set_index,
+                page_index,
+                url,
+                page.url,
+                page.title,
+                heading,
+                _section_text(page.content, start, end),
+                page.lastmod,
+                "section",
+                OUTLINE_SCORE,
+                page.locale,
+                page.kind,
+            )
+            # The name spells what the page is about: one of its words is in the page's title and
+            # the docs use it little beyond this page ("background" on "Background Tasks"; "model",
+            # on every page of a models library, is not: "RootModel" on "Models" is one kind of
+            # many). Every chunk of the page holds its title's words (chunks are indexed with it).
+            shared = set().union(*(_name_words(n, page.locale) for n in heading_names(evidence))) & title
+            counts, chunks = frequencies(page.locale, shared) if shared else ({}, 0)
+            own = int(np.count_nonzero(corpus.sets[set_index].chunk_page == page_index))
+            if any(0 < counts[t] <= own + max(1, OUTLINE_ELSEWHERE * chunks) for t in shared):
+                out.append(evidence)
+                if len(out) >= MAX_OUTLINE:
+                    return out
+    return out
 
 
 def section_at(corpus: Corpus, set_index: int, page_index: int, offset: int) -> tuple[int, int, str, str]:
@@ -266,7 +343,9 @@ def investigate(
     for evidence in ordered[:4]:
         if evidence.label not in checked:
             checked.append(evidence.label)
-    return Investigation(ordered, steps, checked, confidence, signals, weights, frequencies[1])
+    pages = [fs.tree.pages[url] for url in opened if url in fs.tree.pages]
+    sections = outline(corpus, pages, {e.url for e in ordered}, fs.scope.document_frequencies)
+    return Investigation(ordered, steps, checked, confidence, signals, weights, frequencies[1], sections)
 
 
 def _add_faq(collector: _Collector, corpus: Corpus, ref: ChunkRef, weight: float) -> None:

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from askdocs.edge_runtime.answer_types import Part
-from askdocs.edge_runtime.evidence import Evidence
+from askdocs.edge_runtime.evidence import Evidence, heading_names
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms, names_in
 from askdocs.edge_runtime.search import SITE_LINK
@@ -206,12 +206,15 @@ def compose(
     evidence: list[Evidence],
     term_weights: dict[str, float] | None = None,
     relevance: Callable[[list[str]], list[float]] | None = None,
+    outline: list[Evidence] | tuple[Evidence, ...] = (),
 ) -> Composition:
     """The answer's parts and the evidence it quotes (its citations).
 
     `relevance` (optional) gives each unit's semantic similarity to the question (the dense
     model). `term_weights`: how telling each key term is in these docs
     (`Investigation.term_weights`): "memory" says more than "server" in a server's docs.
+    `outline`: sections of the pages read whose heading names how something is done
+    (`Investigation.outline`), for `_mechanism_part` only.
     """
     pool = evidence[:MAX_POOL]
     units = [u for i, e in enumerate(pool) for u in _units(i, e)]
@@ -219,7 +222,7 @@ def compose(
         # Past the budget, only sections whose heading names how it is done (`_mechanism_part`).
         last = units[MAX_UNITS - 1].evidence
         units = units[:MAX_UNITS] + [
-            u for u in units[MAX_UNITS:] if u.evidence > last and _heading_names(pool[u.evidence])
+            u for u in units[MAX_UNITS:] if u.evidence > last and heading_names(pool[u.evidence])
         ]
     if not units:
         return Composition([], [])
@@ -227,6 +230,14 @@ def compose(
     _score(query, pool, units, unit_terms, term_weights or {}, relevance)
     stale = {id(units[i]) for i in _superseded(units, unit_terms, pool)}
     ranked = sorted((u for u in units if u.score > 0 and id(u) not in stale), key=lambda u: -u.score)
+    # The outline's sections join the pool last; their units only ever answer as `_mechanism_part`.
+    read = {e.url for e in pool}
+    pool = pool + [e for e in outline if e.url not in read]
+    aside = [u for i in range(len(read), len(pool)) for u in _units(i, pool[i])]
+    if aside:
+        aside_terms = [_terms(query.locale, u.text) for u in aside]
+        _score(query, pool, aside, aside_terms, term_weights or {}, None)
+        units, unit_terms = units + aside, unit_terms + aside_terms
     if not ranked:
         return Composition([], [])
     terms_of = {id(u): t for u, t in zip(units, unit_terms, strict=True)}
@@ -557,22 +568,6 @@ def _named_parts(
     return out
 
 
-_CODE_SPAN = re.compile(r"`([^`\n]{3,60})`")
-_HEADING_WORD = re.compile(r"[\w.@-]*\w")
-_NAME_LIKE = re.compile(r"\w[_.]\w|[a-z][A-Z]|^[A-Z]{3,}$")  # root_path, app.state, BackgroundTasks, PATCH
-
-
-def _heading_names(evidence: Evidence) -> set[str]:
-    """What a section's heading names in code: its words the section writes as code
-    ("Using BackgroundTasks" over "import `BackgroundTasks`", "Providing the root_path")."""
-    spans = {s.strip("@") for s in _CODE_SPAN.findall(evidence.text)}
-    return {
-        w.lower()
-        for w in _HEADING_WORD.findall(_heading(evidence))
-        if len(w) >= 3 and w in spans and _NAME_LIKE.search(w)
-    }
-
-
 def _mechanism_part(
     query: Query, units: list[Unit], stale: set[int], groups: list[_Group], extra: list[Unit], pool
 ) -> Unit | None:
@@ -591,13 +586,15 @@ def _mechanism_part(
     )
     taken = {id(u) for u in chosen}
     names = {
-        i: {n for n in _heading_names(e) if n not in said}
+        i: {n.lower() for n in heading_names(e) if n.lower() not in said}
         for i, e in enumerate(pool)
         if e.page_url in pages and e.score >= SECOND_EVIDENCE and e.kind == "section"
     }
     names = {i: n for i, n in names.items() if n}
+    # A sentence that says the name explains it; its section's code block only shows it.
     candidates = sorted(
-        (u for u in units if u.evidence in names and id(u) not in stale), key=lambda u: -u.score
+        (u for u in units if u.evidence in names and id(u) not in stale),
+        key=lambda u: (u.kind == "code", -u.score),
     )
     for unit in candidates:  # the best-rated unit that says the name (its section's words need not
         # match the question's: that is why it was missing)

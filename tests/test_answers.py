@@ -223,3 +223,94 @@ def test_an_answer_that_would_lead_with_the_support_page_on_one_word_is_refused(
     result = extractive(docs, case)
     assert not result.answered, result.text
     assert result.extra["refused_because"] == "contact_page"
+
+
+def _tasks_site(root):
+    """A small API framework's docs: a page whose how-to section is named by the class it uses,
+    and a page whose heading names a class by a word every page uses."""
+    intro = (
+        "<p>You can define background tasks to be run after returning a response.</p>"
+        "<p>This is useful for operations that need to happen after a request, but that the client "
+        "doesn't really have to be waiting for to complete: email notifications sent after "
+        "performing an action (connecting to an email server and sending an email tends to be slow), "
+        "or processing data.</p>"
+    )
+    pages = {
+        "index.html": ("Foxapi", "<h1>Foxapi</h1><p>Foxapi builds web APIs with Python type hints.</p>"),
+        "background-tasks/index.html": (
+            "Background Tasks",
+            "<h1>Background Tasks</h1>"
+            + intro
+            + "<h2 id='create-a-task-function'>Create a task function</h2>"
+            "<p>Create a function to be run as the background task. It is a standard function that "
+            "can receive parameters. In this case the task function writes to a file (simulating "
+            "sending an email).</p>"
+            "<h2 id='dependency-injection'>Dependency injection</h2>"
+            "<p>Foxapi also works with dependency injection: you can declare a parameter in a path "
+            "operation function or in a dependency, and Foxapi merges all of them.</p>"
+            "<h2 id='technical-details'>Technical details</h2>"
+            "<p>The class comes directly from the underlying toolkit; it is included to make it easy "
+            "to import.</p>"
+            "<h2 id='caveat'>Caveat</h2>"
+            "<p>If you need to perform heavy computation and do not necessarily need it run by the "
+            "same process, you might benefit from a bigger tool like a job queue.</p>"
+            "<h2 id='using-backgroundtasks'>Using <code>BackgroundTasks</code></h2>"
+            "<p>First, import <code>BackgroundTasks</code> and define a parameter in your path "
+            "operation function with a type declaration of <code>BackgroundTasks</code>.</p>"
+            "<p>Foxapi will create the object of type <code>BackgroundTasks</code> for you and pass "
+            "it as that parameter.</p>",
+        ),
+        "docker/index.html": (
+            "Foxapi in Docker",
+            "<h1>Foxapi in Docker</h1><p>Foxapi runs in a container built from its official image.</p>"
+            "<h2 id='image-tag'>The <code>FoxapiImage</code> tag</h2>"
+            "<p>Pin <code>FoxapiImage</code> to a release: Foxapi publishes one image per release.</p>",
+        ),
+        "settings/index.html": (
+            "Foxapi settings",
+            "<h1>Foxapi settings</h1><p>Foxapi reads its settings from environment variables.</p>",
+        ),
+        "testing/index.html": (
+            "Testing Foxapi",
+            "<h1>Testing Foxapi</h1><p>Foxapi apps are tested with a test client and pytest.</p>",
+        ),
+    }
+    for rel, (title, body) in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
+            f"<body><main>{body}</main></body></html>",
+            encoding="utf-8",
+        )
+
+
+def test_a_page_s_heading_that_names_its_subject_in_code_tells_how(tmp_path, model_info):
+    """ "Send email notifications after returning the response": the page's introduction describes the
+    wish; the section whose heading names, as the docs write it in code, what the page is about
+    ("Using BackgroundTasks" on "Background Tasks") says how, and the answer names it. A heading
+    naming a class by a word every page of the site uses ("FoxapiImage") is not such a section."""
+    from askdocs.edge_runtime.corpus import load_corpus
+    from askdocs.edge_runtime.evidence import outline
+    from askdocs.edge_runtime.scope import Reader, make_scope
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.sitedir import build_site
+
+    site = tmp_path / "site"
+    _tasks_site(site)
+    build_site(BuildOptions(site_dir=site, default_locale="en", progress=False, llms_txt=False))
+    corpus, embedder = load_corpus(str(site / "_askdocs"), None)
+    scope = make_scope(corpus, Reader.public())
+    pages = [scope.paths["/background-tasks/"], scope.paths["/docker/"]]
+    found = outline(corpus, pages, set(), scope.document_frequencies)
+    assert [e.url for e in found] == ["/background-tasks/#using-backgroundtasks"], found
+    assert (
+        outline(corpus, pages, {"/background-tasks/#using-backgroundtasks"}, scope.document_frequencies) == []
+    )
+    result = ask(
+        Docs(scope, embedder),
+        "How do I send email notifications after returning the response?",
+    )
+    assert result.answered, result.text
+    assert "import `BackgroundTasks`" in result.text, result.text
+    assert {c["url"].split("#")[0] for c in result.citations} == {"/background-tasks/"}, result.citations

@@ -599,3 +599,29 @@ def test_a_question_for_a_value_is_not_a_how_to_because_a_name_in_it_says_start(
         compose(ask, [evidence("/cli/#tallyfox-agent", "CLI reference", "tallyfox agent", AGENT_CLI)])
     )
     assert text.startswith("- `--flush-interval DURATION` — Default: `15s`"), text
+
+
+def test_an_outline_section_only_names_the_mechanism_it_never_leads():
+    """A section read only for its heading (`Investigation.outline`: not among the evidence)
+    adds the unit that names the thing when the parts only describe the wish, and is cited for
+    it; it is never the lead, even when it would score higher than the evidence."""
+    ask = query("I want to send a welcome email after someone signs up, without making them wait. How?")
+    intro = evidence("/background-tasks/", "Background Tasks", "Background Tasks", BACKGROUND_INTRO)
+    using = evidence(
+        "/background-tasks/#using-backgroundtasks",
+        "Background Tasks",
+        "Using BackgroundTasks",
+        BACKGROUND_USING + "\n\nSend the email in the background without making them wait.",
+        0.3,
+        5,
+    )
+    composition = compose(ask, [intro], outline=[using])
+    text = rendered(composition)
+    assert text.startswith("- Email notifications"), text
+    assert "import `BackgroundTasks`" in text, text
+    assert [e.url for e in composition.cited] == [
+        "/background-tasks/",
+        "/background-tasks/#using-backgroundtasks",
+    ]
+    # Without the outline, the answer only describes the wish.
+    assert "BackgroundTasks" not in rendered(compose(ask, [intro]))
