@@ -161,6 +161,11 @@ def _thin_site(root):
             "<p>Ejecuta <code>pip install foxdocs-agent</code>. El agente escucha en el puerto 7431.</p>",
         ),
     }
+    _write_pages(root, pages)
+
+
+def _write_pages(root, pages: dict[str, tuple[str, str, str]]) -> None:
+    """Rendered pages, `path: (lang, title, <main> body)`, as any generator writes them."""
     for rel, (lang, title, body) in pages.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -275,14 +280,7 @@ def _tasks_site(root):
             "<h1>Testing Foxapi</h1><p>Foxapi apps are tested with a test client and pytest.</p>",
         ),
     }
-    for rel, (title, body) in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f"<body><main>{body}</main></body></html>",
-            encoding="utf-8",
-        )
+    _write_pages(root, {rel: ("en", title, body) for rel, (title, body) in pages.items()})
 
 
 def test_a_page_s_heading_that_names_its_subject_in_code_tells_how(tmp_path, model_info):
