@@ -103,12 +103,25 @@ def outline(
     out: list[Evidence] = []
     for set_index, page_index in pages:
         page = corpus.page(set_index, page_index)
+        # The name must spell what the page is about: one of its words is in the page's title and
+        # the docs use it little beyond this page ("background" on "Background Tasks"; "model", on
+        # every page of a models library, is not: "RootModel" on "Models" is one kind of many).
+        # Every chunk of the page holds its title's words (chunks are indexed with it).
         title = lexical.stem_terms(page.locale, page.title)
+        counts, chunks = frequencies(page.locale, title) if title else ({}, 0)
+        own = int(np.count_nonzero(corpus.sets[set_index].chunk_page == page_index))
+        telling = {t for t in title if 0 < counts[t] <= own + max(1, OUTLINE_ELSEWHERE * chunks)}
+        if not telling:
+            continue
         sections = corpus.sets[set_index].sections(page_index)
         for i, (start, anchor, heading) in enumerate(sections):
             url = page.url + (f"#{anchor}" if anchor else "")
-            if url in read or not _NAME_LIKE.search(heading):
+            last = heading.split(" › ")[-1]
+            if url in read or not _NAME_LIKE.search(last):
                 continue
+            words = [w for w in _HEADING_WORD.findall(last) if _NAME_LIKE.search(w)]
+            if not any(_name_words(w, page.locale) & telling for w in words):
+                continue  # decided on the heading alone: a long API page costs a regex per heading
             end = sections[i + 1][0] if i + 1 < len(sections) else len(page.content)
             evidence = Evidence(
                 None,
@@ -125,14 +138,7 @@ def outline(
                 page.locale,
                 page.kind,
             )
-            # The name spells what the page is about: one of its words is in the page's title and
-            # the docs use it little beyond this page ("background" on "Background Tasks"; "model",
-            # on every page of a models library, is not: "RootModel" on "Models" is one kind of
-            # many). Every chunk of the page holds its title's words (chunks are indexed with it).
-            shared = set().union(*(_name_words(n, page.locale) for n in heading_names(evidence))) & title
-            counts, chunks = frequencies(page.locale, shared) if shared else ({}, 0)
-            own = int(np.count_nonzero(corpus.sets[set_index].chunk_page == page_index))
-            if any(0 < counts[t] <= own + max(1, OUTLINE_ELSEWHERE * chunks) for t in shared):
+            if any(_name_words(n, page.locale) & telling for n in heading_names(evidence)):
                 out.append(evidence)
                 if len(out) >= MAX_OUTLINE:
                     return out
