@@ -231,9 +231,9 @@ def compose(
     stale = {id(units[i]) for i in _superseded(units, unit_terms, pool)}
     ranked = sorted((u for u in units if u.score > 0 and id(u) not in stale), key=lambda u: -u.score)
     # The outline's sections join the pool last; their units only ever answer as `_mechanism_part`.
-    read = {e.url for e in pool}
+    read, base = {e.url for e in pool}, len(pool)
     pool = pool + [e for e in outline if e.url not in read]
-    aside = [u for i in range(len(read), len(pool)) for u in _units(i, pool[i])]
+    aside = [u for i in range(base, len(pool)) for u in _units(i, pool[i])]
     if aside:
         aside_terms = [_terms(query.locale, u.text) for u in aside]
         _score(query, pool, aside, aside_terms, term_weights or {}, None)
