@@ -16,7 +16,7 @@ from askdocs.edge_runtime.answer_types import Answer, Part
 from askdocs.edge_runtime.conversation import ChatRequest, only_asks_for_human
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.events import StreamEvent
-from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate
+from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate, outline
 from askdocs.edge_runtime.extractive import Composition, compose, refusal
 from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
@@ -176,7 +176,11 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
     query = case.query
     relevance = _relevance(docs.embedder, query.text, query.locale) if docs.embedder else None
     found = case.investigation
-    composition: Composition = compose(query, case.evidence, found.term_weights, relevance, found.outline)
+    # Only this synthesiser reads the pages' outline: refusals and LLM answers never pay for it.
+    noted = outline(
+        docs.scope.corpus, found.opened, {e.url for e in found.evidence}, docs.scope.document_frequencies
+    )
+    composition: Composition = compose(query, case.evidence, found.term_weights, relevance, noted)
     if not composition.parts:
         return refuse(case, mode)
     if _only_the_contact_page(case, composition.cited[0]):

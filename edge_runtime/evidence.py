@@ -25,6 +25,7 @@ from askdocs.edge_runtime.results import locate_in_chunk
 from askdocs.edge_runtime.search import SITE_LINK, SearchOutcome
 
 from askdocs import lexical
+from askdocs.shards import PageRecord
 
 MAX_SECTION_CHARS = 2400
 MAX_SECTIONS_PER_CHUNK = 4
@@ -65,7 +66,7 @@ class Investigation:
     # How telling each key term is in the reader's docs (idf / mean idf; unknown terms: none).
     term_weights: dict[str, float] = field(default_factory=dict)
     documents: int = 0  # the reader's visible chunks in the question's locale
-    outline: list[Evidence] = field(default_factory=list)  # see `outline`
+    opened: list[tuple[int, int]] = field(default_factory=list)  # (set, page) of the pages read
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]{3,60})`")
@@ -119,26 +120,19 @@ def outline(
             last = heading.split(" › ")[-1]
             if url in read or not _NAME_LIKE.search(last):
                 continue
-            words = [w for w in _HEADING_WORD.findall(last) if _NAME_LIKE.search(w)]
-            if not any(_name_words(w, page.locale) & telling for w in words):
+            named = {
+                w
+                for w in _HEADING_WORD.findall(last)
+                if _NAME_LIKE.search(w) and _name_words(w, page.locale) & telling
+            }
+            if not named:
                 continue  # decided on the heading alone: a long API page costs a regex per heading
             end = sections[i + 1][0] if i + 1 < len(sections) else len(page.content)
-            evidence = Evidence(
-                None,
-                set_index,
-                page_index,
-                url,
-                page.url,
-                page.title,
-                heading,
-                _section_text(page.content, start, end),
-                page.lastmod,
-                "section",
-                OUTLINE_SCORE,
-                page.locale,
-                page.kind,
+            text = _section_text(page.content, start, end)
+            evidence = _evidence(
+                page, set_index, page_index, anchor, heading, text, None, "section", OUTLINE_SCORE
             )
-            if any(_name_words(n, page.locale) & telling for n in heading_names(evidence)):
+            if heading_names(evidence) & named:  # ... and the section writes that word as code
                 out.append(evidence)
                 if len(out) >= MAX_OUTLINE:
                     return out
@@ -220,23 +214,39 @@ class _Collector:
         if key in self._seen:
             return None
         self._seen.add(key)
-        evidence = Evidence(
-            ref=ref,
-            set=set_index,
-            page=page_index,
-            url=page.url + (f"#{anchor}" if anchor else ""),
-            page_url=page.url,
-            title=page.title,
-            heading=heading or page.title,
-            text=text,
-            lastmod=lastmod or page.lastmod,
-            kind=kind,
-            score=score,
-            locale=page.locale,
-            page_kind=page.kind,
-        )
+        evidence = _evidence(page, set_index, page_index, anchor, heading, text, lastmod, kind, score, ref)
         self.items.append(evidence)
         return evidence
+
+
+def _evidence(
+    page: PageRecord,
+    set_index: int,
+    page_index: int,
+    anchor: str | None,
+    heading: str | None,
+    text: str,
+    lastmod: str | None,
+    kind: str,
+    score: float,
+    ref: ChunkRef | None = None,
+) -> Evidence:
+    """A passage of `page` as evidence: cited at its anchor, dated by its own date or the page's."""
+    return Evidence(
+        ref=ref,
+        set=set_index,
+        page=page_index,
+        url=page.url + (f"#{anchor}" if anchor else ""),
+        page_url=page.url,
+        title=page.title,
+        heading=heading or page.title,
+        text=text,
+        lastmod=lastmod or page.lastmod,
+        kind=kind,
+        score=score,
+        locale=page.locale,
+        page_kind=page.kind,
+    )
 
 
 def investigate(
@@ -350,8 +360,7 @@ def investigate(
         if evidence.label not in checked:
             checked.append(evidence.label)
     pages = [fs.tree.pages[url] for url in opened if url in fs.tree.pages]
-    sections = outline(corpus, pages, {e.url for e in ordered}, fs.scope.document_frequencies)
-    return Investigation(ordered, steps, checked, confidence, signals, weights, frequencies[1], sections)
+    return Investigation(ordered, steps, checked, confidence, signals, weights, frequencies[1], pages)
 
 
 def _add_faq(collector: _Collector, corpus: Corpus, ref: ChunkRef, weight: float) -> None:

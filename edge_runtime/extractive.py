@@ -214,7 +214,7 @@ def compose(
     model). `term_weights`: how telling each key term is in these docs
     (`Investigation.term_weights`): "memory" says more than "server" in a server's docs.
     `outline`: sections of the pages read whose heading names how something is done
-    (`Investigation.outline`), for `_mechanism_part` only.
+    (`evidence.outline`), for `_mechanism_part` only.
     """
     pool = evidence[:MAX_POOL]
     units = [u for i, e in enumerate(pool) for u in _units(i, e)]
@@ -414,8 +414,9 @@ def _continuation(following: list[Unit]) -> list[Unit]:
     out: list[Unit] = []
     for unit in following[:8]:
         if unit.kind == "code":
-            labels = [u for u in out if _TAB_LABEL.match(u.text)]
-            if len(labels) == len(out):  # the code block right after the colon (under its tab's label)
+            if all(
+                _TAB_LABEL.match(u.text) for u in out
+            ):  # the code right after the colon (under its tab's label)
                 return [*out, unit]
             return out  # a list
         if (

@@ -602,7 +602,7 @@ def test_a_question_for_a_value_is_not_a_how_to_because_a_name_in_it_says_start(
 
 
 def test_an_outline_section_only_names_the_mechanism_it_never_leads():
-    """A section read only for its heading (`Investigation.outline`: not among the evidence)
+    """A section read only for its heading (`evidence.outline`: not among the evidence)
     adds the unit that names the thing when the parts only describe the wish, and is cited for
     it; it is never the lead, even when it would score higher than the evidence."""
     ask = query("I want to send a welcome email after someone signs up, without making them wait. How?")
