@@ -70,7 +70,9 @@ class Investigation:
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]{3,60})`")
-_HEADING_WORD = re.compile(r"[\w.@-]*\w")
+# A word of a heading, names included ("@app.get", "root_path", "--reload"). It starts only where a
+# run of . @ - starts: from every position of a long run ("a" then 8,000 dashes) it took 0.7 s.
+_HEADING_WORD = re.compile(r"(?<![.@-])[.@-]*\w(?:[\w.@-]*\w)?")
 _NAME_LIKE = re.compile(r"\w[_.]\w|[a-z][A-Z]|^[A-Z]{3,}$")  # root_path, app.state, BackgroundTasks, PATCH
 
 
