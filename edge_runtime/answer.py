@@ -125,6 +125,31 @@ def human_requested(query: Query, support: dict | None) -> Answer | None:
     return None
 
 
+def unclear(query: Query, support: dict | None) -> Answer | None:
+    """A message that asks nothing the docs could answer ("?", "what?", "Can you help me?",
+    "----"): no word of it is a key term (framing and generic words are not) and it names
+    nothing exactly. Whatever search found for it would be chance, and was answered confidently
+    ("how?" quoted two error codes): the reader is asked what they are looking for instead. A
+    follow-up ("and then?") has the key terms of the question it follows, and is not unclear."""
+    if query.key_terms or query.identifiers:
+        return None
+    return Answer(
+        [Part("note", phrase(query.locale, "unclear"))],
+        False,
+        "extractive",
+        [],
+        support,
+        0.0,
+        [],
+        {"refused_because": "no_question", "locale": query.locale},
+    )
+
+
+def answered_at_once(query: Query, support: dict | None) -> Answer | None:
+    """What is answered without searching: a request for a person, or a message that asks nothing."""
+    return human_requested(query, support) or unclear(query, support)
+
+
 def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answer | None:
     """The refusal, when the docs hold no evidence for the question (None: go on). A question
     the site's FAQ asks in other words is answered from that FAQ, whatever the confidence."""
@@ -221,7 +246,7 @@ def answer(docs: Docs, request: ChatRequest, settings: AnswerSettings = AnswerSe
 
 def answer_query(docs: Docs, query: Query, settings: AnswerSettings) -> Answer:
     support = support_for(docs.scope, query.locale, settings.support_url)
-    early = human_requested(query, support)
+    early = answered_at_once(query, support)
     if early is not None:
         return early
     case = prepare(docs, query, settings)

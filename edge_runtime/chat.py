@@ -21,9 +21,9 @@ from askdocs.edge_runtime import events, sse
 from askdocs.edge_runtime.answer import (
     AnswerSettings,
     Docs,
+    answered_at_once,
     extractive,
     gate,
-    human_requested,
     prepare,
     support_for,
     with_escalation,
@@ -144,10 +144,11 @@ class ChatService:
 
     def lookup_key(self, query: Query, scope, version: str) -> str | None:
         """The answer-cache key this question will be looked up under, or None when it will
-        not be (cache off, or a request for a person, answered at once)."""
+        not be (cache off, or a message answered at once: a request for a person, or one
+        that asks nothing)."""
         if not self.cache_enabled:
             return None
-        if human_requested(query, support_for(scope, query.locale, self.settings.support_url)) is not None:
+        if answered_at_once(query, support_for(scope, query.locale, self.settings.support_url)) is not None:
             return None
         return self._cache_key(query, scope, version)
 
@@ -234,7 +235,7 @@ class ChatService:
             "search_query_rewritten": query.text != query.message,
             **self.events.question_field(request.message),
         }
-        early = human_requested(query, support)
+        early = answered_at_once(query, support)
         if early is not None:
             await self._deliver(early, answer_id, stream, record, cached=False)
             return

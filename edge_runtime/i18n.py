@@ -10,6 +10,10 @@ PHRASES = {
         "contact": "Contact support",
         "no_support": "This site has no support page configured; the documentation is all I can search.",
         "human": "Of course. Our support team can help you directly.",
+        "unclear": (
+            "What would you like to know? Ask about what you are trying to do (a task, a command, "
+            "a setting or an error message) and I will look it up in the documentation."
+        ),
         "fallback": "(The language model was unavailable, so this answer quotes the documentation directly.)",
         "and": "and",
     },
@@ -22,6 +26,10 @@ PHRASES = {
             "Este sitio no tiene una página de soporte configurada; solo puedo buscar en la documentación."
         ),
         "human": "Por supuesto. Nuestro equipo de soporte puede ayudarle directamente.",
+        "unclear": (
+            "¿Qué le gustaría saber? Pregunte por lo que intenta hacer (una tarea, un comando, "
+            "un ajuste o un mensaje de error) y lo buscaré en la documentación."
+        ),
         "fallback": (
             "(El modelo de lenguaje no estaba disponible, así que esta respuesta cita "
             "la documentación directamente.)"
@@ -34,4 +42,3 @@ PHRASES = {
 def phrase(locale: str, key: str, **values: str) -> str:
     table = PHRASES.get(locale, PHRASES["en"])
     return table.get(key, PHRASES["en"][key]).format(**values)
-

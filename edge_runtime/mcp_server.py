@@ -32,9 +32,9 @@ import anyio
 from askdocs.edge_runtime.access import reader_from_header
 from askdocs.edge_runtime.answer import (
     Docs,
+    answered_at_once,
     extractive,
     gate,
-    human_requested,
     prepare,
     support_for,
     with_escalation,
@@ -377,7 +377,7 @@ async def _answer(rt: Runtime, live, scope, request: ChatRequest) -> Answer:
     docs = Docs(scope, live.embedder, rt.fs_caches)
     query = make_query(request, scope)
     support = support_for(scope, query.locale, settings.support_url)
-    answer = human_requested(query, support)
+    answer = answered_at_once(query, support)
     if answer is None:
         case = await run_in_threadpool(prepare, docs, query, settings)
         rt.record_search(case.outcome)

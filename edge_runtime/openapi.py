@@ -219,9 +219,11 @@ SSE_EVENTS = {
             "cached": {"type": "boolean"},
             "index_version": NULLABLE_STR,
             "refused_because": {
-                "enum": ["contact_page"],
-                "description": "a refusal despite confident retrieval: the best evidence was only the "
-                "site's support page, holding too few of the question's words",
+                "enum": ["contact_page", "no_question"],
+                "description": "contact_page: a refusal despite confident retrieval, the best evidence "
+                "was only the site's support page, holding too few of the question's words; "
+                "no_question: the message asks nothing the docs could answer (no key term, no exact "
+                "name), so nothing was searched",
             },
             "faq_match": {
                 "type": "object",

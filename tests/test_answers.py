@@ -105,6 +105,26 @@ def test_framing_words_are_not_evidence(docs, question):
     assert result.escalation is not None
 
 
+@pytest.mark.parametrize(
+    "message,locale",
+    [("?", "en"), ("what?", "en"), ("Why?", "en"), ("the", "en"), ("I need help", "en"), ("...", "es")],
+)
+def test_a_message_without_a_key_term_or_a_name_is_not_answered(docs, message, locale):
+    result = ask(docs, message, locale=locale)
+    assert not result.answered and result.citations == [], result.text
+    assert result.extra["refused_because"] == "no_question"
+    assert result.checked == []  # nothing was searched: whatever a search found would be chance
+    assert result.text.startswith(
+        "¿Qué le gustaría saber?" if locale == "es" else "What would you like to know?"
+    )
+
+
+@pytest.mark.parametrize("message", ["Is it free?", "What is Tallyfox?", "TFX-1042?"])
+def test_one_key_term_or_one_name_is_a_question(docs, message):
+    result = ask(docs, message)
+    assert result.extra.get("refused_because") != "no_question", result.text
+
+
 def test_follow_up_borrows_the_previous_question(docs):
     history = [
         Turn("user", "How do I install the agent on Linux?"),

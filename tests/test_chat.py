@@ -174,6 +174,27 @@ def test_unanswerable_says_what_was_checked_and_escalates(example_server):
     assert result["text"].startswith("I couldn't confirm this in the documentation. I checked ")
 
 
+@pytest.mark.parametrize("message", ["how?", "Can you help me?", "----", "¿?"])
+def test_a_message_that_asks_nothing_is_asked_what_the_reader_wants(example_server, message):
+    # Searched, "how?" used to be answered from two error codes with high confidence.
+    result = chat(example_server, message)
+    done = result["done"]
+    assert done["answered"] is False and done["citations"] == [], result["text"]
+    assert done["refused_because"] == "no_question"
+    assert done["escalation"]["url"].endswith("/support/")
+    assert not [e for e, _ in result["events"] if e == "tool"]  # nothing was searched or read
+    assert "What would you like to know?" in result["text"] or "¿Qué le gustaría saber?" in result["text"]
+
+
+def test_a_follow_up_of_framing_words_only_is_still_a_follow_up(example_server):
+    history = [
+        {"role": "user", "content": "How do I rotate an API token?"},
+        {"role": "assistant", "content": "Run tallyfox token rotate."},
+    ]
+    result = chat(example_server, "and then what?", history=history)
+    assert "refused_because" not in result["done"], result["text"]
+
+
 def test_spanish_escalation_points_to_the_spanish_support_page(example_server):
     result = chat(example_server, "¿Tienen una aplicación para iPhone?", locale="es")
     assert result["done"]["answered"] is False
