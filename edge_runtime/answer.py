@@ -9,6 +9,7 @@ endpoint does that with the typed `Answer` it gets back.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,13 +126,27 @@ def human_requested(query: Query, support: dict | None) -> Answer | None:
     return None
 
 
+# Greetings, thanks and assent: a message of these alone ("hi", "thanks!", "ok") asks nothing.
+COURTESY = {
+    "en": "hi hello hey hiya thanks thank thx ty cheers yes yeah yep nope ok okay please bye goodbye",
+    "es": "hola gracias vale sí buenas buenos días adiós ok",
+}
+
+
+@functools.cache
+def _courtesy(locale: str) -> frozenset[str]:
+    words = " ".join(COURTESY.values())  # "hola" is often asked before the locale is known
+    return frozenset(lexical.stem_terms(locale, words))
+
+
 def unclear(query: Query, support: dict | None) -> Answer | None:
     """A message that asks nothing the docs could answer ("?", "what?", "Can you help me?",
-    "----"): no word of it is a key term (framing and generic words are not) and it names
-    nothing exactly. Whatever search found for it would be chance, and was answered confidently
-    ("how?" quoted two error codes): the reader is asked what they are looking for instead. A
-    follow-up ("and then?") has the key terms of the question it follows, and is not unclear."""
-    if query.key_terms or query.identifiers:
+    "----", "hi", "thanks!"): no word of it is a key term (framing and generic words are not;
+    greetings and thanks are not either) and it names nothing exactly. Whatever search found
+    for it would be chance, and was answered confidently ("how?" quoted two error codes): the
+    reader is asked what they are looking for instead. A follow-up ("and then?") has the key
+    terms of the question it follows, and is not unclear."""
+    if query.identifiers or query.key_terms - _courtesy(query.locale):
         return None
     return Answer(
         [Part("note", phrase(query.locale, "unclear"))],

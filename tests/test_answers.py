@@ -107,7 +107,18 @@ def test_framing_words_are_not_evidence(docs, question):
 
 @pytest.mark.parametrize(
     "message,locale",
-    [("?", "en"), ("what?", "en"), ("Why?", "en"), ("the", "en"), ("I need help", "en"), ("...", "es")],
+    [
+        ("?", "en"),
+        ("what?", "en"),
+        ("Why?", "en"),
+        ("the", "en"),
+        ("I need help", "en"),
+        ("...", "es"),
+        ("hi", "en"),
+        ("Thanks!", "en"),
+        ("ok", "en"),
+        ("Hola, gracias", "es"),
+    ],
 )
 def test_a_message_without_a_key_term_or_a_name_is_not_answered(docs, message, locale):
     result = ask(docs, message, locale=locale)
