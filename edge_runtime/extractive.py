@@ -414,9 +414,8 @@ def _continuation(following: list[Unit]) -> list[Unit]:
     out: list[Unit] = []
     for unit in following[:8]:
         if unit.kind == "code":
-            if all(
-                _TAB_LABEL.match(u.text) for u in out
-            ):  # the code right after the colon (under its tab's label)
+            # The code right after the colon (under its tab's label, when it has one).
+            if all(_TAB_LABEL.match(u.text) for u in out):
                 return [*out, unit]
             return out  # a list
         if (
