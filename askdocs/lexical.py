@@ -24,7 +24,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
-from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -179,6 +178,7 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _FIELD_NAMES = tuple(name for name, _ in FIELDS)
 _POSTINGS_PER_BUCKET = 1 << 17  # postings sorted in memory at once (a term with more: alone)
 _WORK_ROWS = 1 << 14  # postings turned into JSON or weights at once
+_MEMO_CHARS, _MEMO_TEXTS = 300, 4096  # the short texts whose terms are remembered, how many
 
 
 class _TermPairs:
@@ -194,13 +194,17 @@ class _TermPairs:
         self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
         self._term_index: dict[str, int] = {}
         self._held = array("q")  # per term: the texts holding it
+        self._counted: dict[str, dict[str, int]] = {}  # short texts' terms, memoised
 
     def _count(self, text: str, pairs: array) -> tuple[int, int]:
         """Append the text's (term number, count) pairs to `pairs`: (distinct terms, terms)."""
         term_index, held = self._term_index, self._held
-        # lunr's Tokenizer lowercases the whole string, then splits it on its separators.
-        words = _LUNR_TOKEN.findall(lexical_text(text).lower())
-        tf = Counter(chain.from_iterable(map(self._terms_of, words)))
+        if len(text) > _MEMO_CHARS:
+            tf = self._terms(text)
+        elif (tf := self._counted.get(text)) is None:  # page titles and heading paths repeat
+            if len(self._counted) >= _MEMO_TEXTS:
+                self._counted.clear()
+            tf = self._counted[text] = self._terms(text)
         for term, freq in tf.items():
             number = term_index.get(term)
             if number is None:
@@ -210,6 +214,17 @@ class _TermPairs:
             pairs.append(number)
             pairs.append(freq)
         return len(tf), sum(tf.values())
+
+    def _terms(self, text: str) -> dict[str, int]:
+        """The text's terms and their counts, in order of first appearance."""
+        # lunr's Tokenizer lowercases the whole string, then splits it on its separators.
+        # Each distinct word's terms once: a term first appears with the first word making it.
+        tf: dict[str, int] = {}
+        terms_of = self._terms_of
+        for word, count in Counter(_LUNR_TOKEN.findall(lexical_text(text).lower())).items():
+            for term in terms_of(word):
+                tf[term] = tf.get(term, 0) + count
+        return tf
 
     def _close(self) -> None:
         self._pairs.close()
