@@ -34,6 +34,7 @@ class Embedder:
         # with two threads; a server's threads would spin against each other on a busy host.
         self.spinning = spinning
         self._session: ort.InferenceSession | None = None  # loaded on first use
+        self._background: threading.Thread | None = None  # load_in_background's
         self._lock = threading.Lock()
         # At most this many model runs at once. Each concurrent run makes ONNX Runtime's memory
         # arena grow by its activations, and the arena never shrinks: 20 readers at once took a
@@ -76,6 +77,29 @@ class Embedder:
                     )
                     self._input_names = {i.name for i in self._session.get_inputs()}
         return self._session
+
+    def load_in_background(self) -> None:
+        """Start loading the tokenizer and the session on a thread of their own (both release
+        the GIL while they work): a build that will embed overlaps the load with its other
+        work. Whoever needs them first waits on the same locks; a load that fails there is
+        not reported here but raised by the first use, which loads again."""
+        if self._session is not None or self._background is not None:
+            return
+
+        def load() -> None:
+            try:
+                self._tokenizer  # noqa: B018
+                self.session  # noqa: B018
+            except Exception:  # noqa: BLE001 (raised again, where it is used)
+                pass
+
+        self._background = threading.Thread(target=load, name="askdocs-model-load", daemon=True)
+        self._background.start()
+
+    def wait_loaded(self) -> None:
+        """Wait for `load_in_background`'s thread, if one was started (no load outlives a build)."""
+        if self._background is not None:
+            self._background.join()
 
     @property
     def dim(self) -> int:

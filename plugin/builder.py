@@ -197,6 +197,7 @@ class IndexBuilder:
         self._reuse: dict[str, tuple[np.ndarray, float]] = {}
         self._chunked: dict[str, tuple[str, str, list[tuple]]] = {}  # URL → hash, model, Span fields
         self._excluded: set[str] = set()
+        self._suspects: set[str] = set()  # URLs that may be new or changed since the last build
         self.report = BuildReport()
         self._spill = Path(tempfile.mkdtemp(prefix="askdocs-build-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._spill), True)
@@ -292,6 +293,11 @@ class IndexBuilder:
             flags,
             self._locales.index(page.locale),
         )
+        known = self._chunked.get(page.url)
+        if known is None or known[0] != page.content_hash:  # (its kind and date are not final)
+            self._suspects.add(page.url)
+        else:
+            self._suspects.discard(page.url)
         key = document_key(page)
         if slot is None:
             slot = self._pages[page.url] = len(self._at)
@@ -349,6 +355,8 @@ class IndexBuilder:
         try:
             return self._build()
         finally:
+            for embedder in self._by_locale.values():
+                embedder.wait_loaded()
             self._records.close()
             self._listings.close()
             self._cleanup()
@@ -362,6 +370,7 @@ class IndexBuilder:
                 f"({self.report.excluded} excluded); is this the built site folder?"
             )
         self._choose_embedders({self._locales[i] for i in np.unique(site.locale[site.kept]).tolist()})
+        self._load_models_early(site)
         public = np.flatnonzero(site.kept & (site.flags & _RESTRICTED == 0))
         restricted = np.flatnonzero(site.kept & (site.flags & _RESTRICTED != 0))
         private_dir = self.options.resolved_private_dir
@@ -460,6 +469,26 @@ class IndexBuilder:
             duplicates=duplicates,
             dates=page_dates(self.options.site_dir, self.options.site_url),
         )
+
+    def _load_models_early(self, site: _Site) -> None:
+        """Start loading the model of each locale with a page to chunk anew, while the pages
+        are written: the check `_spans` makes, on the pages whose hash differed when read."""
+        if not self._suspects:
+            return
+        waiting = set(self._by_locale)
+        for position, url in enumerate(site.urls):
+            if url not in self._suspects or not site.kept[position]:
+                continue
+            page = self._page(site, position)
+            if page.locale not in waiting:
+                continue
+            embedder = self._by_locale[page.locale]
+            known = self._chunked.get(url)
+            if known is None or known[:2] != (page.content_hash, embedder.info.sha256):
+                embedder.load_in_background()
+                waiting.discard(page.locale)
+                if not waiting:
+                    return
 
     def _page(self, site: _Site, position: int) -> ExtractedPage:
         """The page at `position` (URL order) read back, with its kind and date as decided."""
