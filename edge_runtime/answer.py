@@ -21,7 +21,7 @@ from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate, 
 from askdocs.edge_runtime.extractive import Composition, compose, refusal
 from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
-from askdocs.edge_runtime.i18n import phrase
+from askdocs.edge_runtime.i18n import ask_in_language, phrase
 from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
 from askdocs.edge_runtime.search import ANSWER_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
@@ -198,7 +198,11 @@ def _only_the_contact_page(case: Case, top: Evidence) -> bool:
 
 
 def refuse(case: Case, mode: str = "extractive", **extra: Any) -> Answer:
-    text = refusal(case.query.locale, case.investigation.checked)
+    query = case.query
+    text = refusal(query.locale, case.investigation.checked)
+    if query.ask_in:  # the reader wrote in a language the docs are not in: say which they are in
+        text += " " + ask_in_language(query.foreign or query.locale, query.ask_in)
+        extra.setdefault("refused_because", "language")
     return Answer(
         [Part("note", text)],
         False,

@@ -16,6 +16,12 @@ PHRASES = {
         ),
         "fallback": "(The language model was unavailable, so this answer quotes the documentation directly.)",
         "and": "and",
+        "ask_in_one": (
+            "The documentation is written in {languages}: ask in {languages} and I will look again."
+        ),
+        "ask_in_many": (
+            "The documentation is written in {languages}: ask in one of them and I will look again."
+        ),
     },
     "es": {
         "from": "Fuente",
@@ -35,6 +41,12 @@ PHRASES = {
             "la documentación directamente.)"
         ),
         "and": "y",
+        "ask_in_one": (
+            "La documentación está escrita en {languages}: pregunte en {languages} y volveré a buscar."
+        ),
+        "ask_in_many": (
+            "La documentación está escrita en {languages}: pregunte en uno de ellos y volveré a buscar."
+        ),
     },
 }
 
@@ -42,3 +54,28 @@ PHRASES = {
 def phrase(locale: str, key: str, **values: str) -> str:
     table = PHRASES.get(locale, PHRASES["en"])
     return table.get(key, PHRASES["en"][key]).format(**values)
+
+
+# Language names for the refusal that suggests asking in the docs' language (`ask_in_language`):
+# the locales askdocs ships stop words for; any other is named by its code.
+LANGUAGE_NAMES = {
+    "en": {
+        "da": "Danish", "de": "German", "en": "English", "es": "Spanish", "fi": "Finnish",
+        "fr": "French", "hu": "Hungarian", "it": "Italian", "nl": "Dutch", "no": "Norwegian",
+        "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sv": "Swedish", "tr": "Turkish",
+    },
+    "es": {
+        "da": "danés", "de": "alemán", "en": "inglés", "es": "español", "fi": "finés",
+        "fr": "francés", "hu": "húngaro", "it": "italiano", "nl": "neerlandés", "no": "noruego",
+        "pt": "portugués", "ro": "rumano", "ru": "ruso", "sv": "sueco", "tr": "turco",
+    },
+}  # fmt: skip
+
+
+def ask_in_language(locale: str, languages: tuple[str, ...]) -> str:
+    """The sentence that names the docs' languages ("… written in English and Spanish: ask in one …")."""
+    locale = locale if locale in PHRASES else "en"  # the reader's language when phrased in it
+    names = LANGUAGE_NAMES[locale]
+    named = [names.get(code.split("-")[0].lower(), code) for code in languages]
+    joined = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" {phrase(locale, 'and')} " + named[-1]
+    return phrase(locale, "ask_in_one" if len(named) == 1 else "ask_in_many", languages=joined)

@@ -75,6 +75,7 @@ VERSION_ASKED = re.compile(
 _IDENTIFIER = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.:/-]*(?:\d|_|[a-z][A-Z]|\w[.\-/:]\w)[\w.:/-]*)")
 _WORD = re.compile(r"[^\W\d_]+", re.U)
 _SPANISH_MARKS = re.compile(r"[¿¡ñÑáéíóúÁÉÍÓÚ]")
+_SPANISH_ASKS = re.compile(r"[¿¡]")
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,10 @@ class Query:
     history: tuple[Turn, ...] = ()
     escalation: str | None = None  # why a person should be offered at once (frustration, ...)
     locale_detected: bool = False
+    # The language of the reader's words when the site has no pages in it (French on an English
+    # and Spanish site), and the site's languages: a refusal then suggests asking in one of them.
+    foreign: str | None = None
+    ask_in: tuple[str, ...] = ()
 
     @property
     def locale_fallback(self) -> bool:
@@ -159,6 +164,8 @@ def make_query(
     requested, detected = _requested_locale(request, scope, default_locale or corpus.default_locale)
     locale = effective_locale(scope, requested)
     keys = key_terms(locale, text)
+    site_locales, default = sorted(scope.locales) or [locale], default_locale or corpus.default_locale
+    foreign = foreign_language(request.message, site_locales)
     return Query(
         message=request.message,
         text=text,
@@ -172,6 +179,8 @@ def make_query(
         history=history,
         escalation=escalation_reason(request.message, history),
         locale_detected=detected,
+        foreign=foreign,
+        ask_in=tuple(sorted(site_locales, key=lambda loc: (loc != default, loc))) if foreign else (),
     )
 
 
@@ -222,6 +231,30 @@ def detect_language(text: str, candidates: list[str], default: str) -> str | Non
     if best != default and scores[best] >= 2 and margin >= 1.5:
         return best
     return default
+
+
+def foreign_language(text: str, site_locales: list[str]) -> str | None:
+    """The language of `text` when it is clearly one the site has no pages in. Of the
+    languages whose stop words askdocs ships, the one whose function words the text uses
+    most, counting only words that are not function words of a site language: at least two
+    and more than the text's function words of the site's languages, or one in a text of
+    three words or more that has none of those ("Comment installer Tallyfox sur Windows ?" on
+    an English and Spanish site). None otherwise, and for a tie (the text cannot be named)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    own = frozenset().union(*(_function_words(loc) for loc in site_locales))
+    at_home = sum(w in own for w in words)
+    marks = 1 if _SPANISH_ASKS.search(text) else 0  # "¿", "¡": Spanish, whatever its words
+    scores = sorted(
+        ((sum(w in _function_words(loc) and w not in own for w in words) + (loc == "es") * marks, loc)
+         for loc in ("en", *sorted(lexical._stop_words())) if loc not in site_locales),
+        reverse=True,
+    )  # fmt: skip
+    if not scores or (len(scores) > 1 and scores[0][0] == scores[1][0]):
+        return None
+    score, language = scores[0]
+    if (score >= 2 and score > at_home) or (score == 1 and not at_home and len(words) >= 3):
+        return language
+    return None
 
 
 @cache

@@ -136,6 +136,60 @@ def test_one_key_term_or_one_name_is_a_question(docs, message):
     assert result.extra.get("refused_because") != "no_question", result.text
 
 
+@pytest.mark.parametrize(
+    "message,hint",
+    [
+        (
+            "Comment installer Tallyfox sur Windows ?",
+            "The documentation is written in English and Spanish: ask in one of them",
+        ),
+        (
+            "Wie installiere ich Tallyfox unter Windows?",
+            "The documentation is written in English and Spanish: ask in one of them",
+        ),
+    ],
+)
+def test_a_question_in_a_language_the_docs_are_not_in_is_told_which_they_are_in(docs, message, hint):
+    """A French reader on an English and Spanish site: the Windows section is found, but the
+    reader's words are not the docs' words, so the answer cannot be trusted. The refusal no
+    longer reads as if the docs were silent: it names the languages they are written in."""
+    for locale in ("en", None):
+        result = ask(docs, message, locale=locale)
+        assert not result.answered and result.citations == [], result.text
+        assert result.extra["refused_because"] == "language"
+        assert result.text.endswith(hint + " and I will look again."), result.text
+        assert "Install on Windows" in result.text  # what was checked is still said
+
+
+def test_only_a_clearly_foreign_question_is_said_to_be_in_another_language(docs):
+    from askdocs.edge_runtime.i18n import ask_in_language
+    from askdocs.edge_runtime.query import foreign_language
+
+    site = ["en", "es"]
+    for own in (
+        "How do I delete my account?",
+        "Does Tallyfox support LDAP?",
+        "¿Cómo instalo Tallyfox en Windows?",
+        "What does 'je ne sais quoi' mean in the changelog?",  # two French words in English
+        "Tallyfox de install",
+        "Como instalar o Tallyfox no Windows?",  # Portuguese, but its words are Spanish too
+    ):
+        assert foreign_language(own, site) is None, own
+    assert foreign_language("Comment installer Tallyfox sur Windows ?", site) == "fr"
+    assert foreign_language("Hoe installeer ik Tallyfox op Windows?", ["en"]) == "nl"
+    assert foreign_language("Как установить Tallyfox на Windows?", ["en"]) == "ru"
+    assert foreign_language("¿Cómo instalo Tallyfox en Windows?", ["en"]) == "es"
+    # Said in the reader's language when askdocs has its phrases, else in English.
+    assert ask_in_language("es", ("en",)) == (
+        "La documentación está escrita en inglés: pregunte en inglés y volveré a buscar."
+    )
+    assert ask_in_language("fr", ("en", "es")).startswith("The documentation is written in English and")
+    # A refusal in the docs' own language says nothing of languages.
+    result = ask(docs, "Does Tallyfox support LDAP directories?")
+    assert not result.answered and "written in" not in result.text
+    assert result.extra.get("refused_because") != "language"
+
+
 def test_follow_up_borrows_the_previous_question(docs):
     history = [
         Turn("user", "How do I install the agent on Linux?"),

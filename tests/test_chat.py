@@ -186,6 +186,17 @@ def test_a_message_that_asks_nothing_is_asked_what_the_reader_wants(example_serv
     assert "What would you like to know?" in result["text"] or "¿Qué le gustaría saber?" in result["text"]
 
 
+def test_a_question_in_a_language_the_docs_are_not_in_is_told_which_they_are_in(example_server):
+    result = chat(example_server, "Comment installer Tallyfox sur Windows ?")
+    done = result["done"]
+    assert done["answered"] is False and done["citations"] == [], result["text"]
+    assert done["refused_because"] == "language"
+    assert done["escalation"]["url"].endswith("/support/")
+    assert result["text"].endswith(
+        "The documentation is written in English and Spanish: ask in one of them and I will look again."
+    )
+
+
 def test_a_follow_up_of_framing_words_only_is_still_a_follow_up(example_server):
     history = [
         {"role": "user", "content": "How do I rotate an API token?"},
