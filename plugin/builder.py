@@ -18,6 +18,7 @@ from typing import overload
 
 import numpy as np
 from askdocs.plugin import privacy
+from askdocs.plugin.buildcache import ExtractCache
 from askdocs.plugin.chunking import ChunkSettings, Span, chunk_page
 from askdocs.plugin.duplicates import KEY_BYTES, document_key, duplicate_urls
 from askdocs.plugin.embedpool import MIN_TEXTS_PER_WORKER, embed_texts, workers_for
@@ -150,6 +151,8 @@ class BuildReport:
     reused: int = 0
     embedded: int = 0
     chunked: int = 0  # pages chunked anew (the others' chunks are the last build's)
+    read: int = 0  # pages read (each HTML file or page handed over, excluded ones too)
+    parsed: int = 0  # of those, parsed anew (the others' extraction is the build cache's)
     seconds: float = 0.0
     warnings: int = 0
 
@@ -157,7 +160,8 @@ class BuildReport:
         return (
             f"indexed {self.pages} pages, {self.chunks} chunks, {self.faq} FAQ pairs, "
             f"locales {','.join(self.locales) or '-'}, {self.restricted} restricted, "
-            f"{self.excluded} excluded, pages chunked anew {self.chunked}/{self.pages}, "
+            f"{self.excluded} excluded, pages parsed anew {self.parsed}/{self.read}, "
+            f"pages chunked anew {self.chunked}/{self.pages}, "
             f"vectors reused {self.reused}/{self.reused + self.embedded}, "
             f"{self.warnings} warnings, {self.seconds:.1f}s"
         )
@@ -199,6 +203,7 @@ class IndexBuilder:
         self._excluded: set[str] = set()
         self._suspects: set[str] = set()  # URLs that may be new or changed since the last build
         self.report = BuildReport()
+        self._cache = ExtractCache.for_site(options.site_dir, options.site_url, logger)
         self._spill = Path(tempfile.mkdtemp(prefix="askdocs-build-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._spill), True)
         self._records = RecordFile(self._spill / "pages")
@@ -248,14 +253,17 @@ class IndexBuilder:
     def add(self, raw: RawPage) -> ExtractedPage | None:
         """Extract one page; excluded pages are counted and dropped."""
         where = raw.path or raw.url
+        options = self.options
         try:
-            page = extract(
-                raw.read(),
-                raw.url,
-                site_url=self.options.site_url,
-                default_locale=self.options.default_locale,
-                meta=raw.meta,
-            )
+            html = raw.read()
+            key = self._cache.key(html, raw.url, raw.meta, options.site_url, options.default_locale)
+            page = _from_cache(self._cache.get(key))
+            self.report.read += 1
+            if page is None:
+                self.report.parsed += 1
+                locale = options.default_locale
+                page = extract(html, raw.url, site_url=options.site_url, default_locale=locale, meta=raw.meta)
+                self._cache.put(key, (_spilled(page), page.exclude, list(page.warnings)))
         except Exception as exc:  # a broken page must not sink the whole build
             self._warn(f"{where}: skipped, could not be parsed ({exc})")
             return None
@@ -357,6 +365,7 @@ class IndexBuilder:
         finally:
             for embedder in self._by_locale.values():
                 embedder.wait_loaded()
+            self._cache.discard()  # (after `save`, nothing is left to drop)
             self._records.close()
             self._listings.close()
             self._cleanup()
@@ -431,6 +440,7 @@ class IndexBuilder:
         report.faq = sum(s.faqs for s in sets.values())
         report.locales = sorted({self._locales[i] for i in site.locale[site.kept].tolist()})
         report.restricted = len(restricted)
+        self._cache.save()
         report.seconds = time.perf_counter() - started
         self.log.info(report.summary())
         return report
@@ -755,6 +765,19 @@ def _spilled(page: ExtractedPage) -> tuple:
     headings = [(h.level, h.text, h.anchor) for h in page.headings]
     return (page.url, page.title, page.locale, page.groups, page.lastmod, page.kind, page.description,
             page.content, blocks, headings, page.links, page.faqs)  # fmt: skip
+
+
+def _from_cache(found: tuple | None) -> ExtractedPage | None:
+    """The page a previous build extracted from the very same input (None: extract it)."""
+    if found is None:
+        return None
+    try:
+        spilled, exclude, warnings = found
+        page = _unspilled(spilled)
+    except (TypeError, ValueError):  # another shape: extract again
+        return None
+    page.exclude, page.warnings = bool(exclude), list(warnings)
+    return page
 
 
 def _unspilled(data: tuple) -> ExtractedPage:

@@ -23,6 +23,18 @@ RESTRICTED_PHRASES = ["BLUE HERON", "marigold-anvil-42", "ingest-gw-07.tfx-prod.
 EXCLUDED_PHRASE = "Starling Quay"
 
 
+def pytest_configure(config):
+    """Builds keep their extraction cache in a folder of the test session's own (every
+    build in the tests, in-process or a subprocess, reads and writes it there), not in the
+    user's ~/.cache."""
+    if "ASKDOCS_BUILD_CACHE" not in os.environ:
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="askdocs-build-cache-")
+        os.environ["ASKDOCS_BUILD_CACHE"] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
 def pytest_collection_modifyitems(config, items):
     """Browser tests last. Playwright's sync API keeps an event loop running in the main
     thread for as long as the session's browser lives, and every later test that calls

@@ -201,7 +201,9 @@ def _built_files(site_dir, private_dir) -> dict[str, bytes]:
     return files
 
 
-def test_a_build_through_the_disk_gives_the_bytes_of_a_build_in_memory(tmp_path, monkeypatch, multilingual_info):  # noqa: E501
+def test_a_build_through_the_disk_gives_the_bytes_of_a_build_in_memory(
+    tmp_path, monkeypatch, multilingual_info
+):  # noqa: E501
     """On a small site every on-disk structure is one bucket and one block, gathered in memory.
     With blocks of 3 rows, buckets of 5 to 7 postings or shingles, 3 bucket files open at a
     time and 16-byte reads, every spilled path runs (thousands of buckets, in several steps):
@@ -291,6 +293,8 @@ def test_an_incremental_build_chunks_only_changed_pages_and_gives_a_full_builds_
     # changed; the embedding itself is stubbed here.
     assert sorted(loaded) == sorted([model_info.path.name, f"session {model_info.path.name}"])
     assert second.chunked == 1 and second.pages == first.pages
+    # Only the edited page was parsed: the others' extraction is the build cache's.
+    assert first.parsed == first.read and second.parsed == 1 and second.read == first.read
     assert 0 < second.embedded <= 3
     scratch = tmp_path / "scratch" / "site"
     generate(scratch, edited=True)
@@ -324,6 +328,50 @@ def test_the_content_hash_covers_the_pages_structure():
     assert one.content_hash == two.content_hash
     two.blocks = [Block("code", b.text, b.level, b.anchor, b.lastmod, b.start, b.end) for b in two.blocks]
     assert one.content == two.content and one.content_hash != two.content_hash
+
+
+def test_the_build_cache_is_checked_and_can_be_turned_off(tmp_path, monkeypatch, caplog, model_info):
+    """A damaged cache file, or one left by other askdocs code, is not trusted: every page is
+    parsed again, with a warning, and the build's files are those of a build without it.
+    ASKDOCS_BUILD_CACHE=off writes none."""
+    from askdocs.plugin import buildcache
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.sitedir import build_site
+
+    _stub_embedding(monkeypatch)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    monkeypatch.setenv("ASKDOCS_BUILD_CACHE", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+
+    def build():
+        """The generator writes the site anew (the last build moved its restricted page out)."""
+        for path in site.iterdir() if site.exists() else ():
+            if path.name != "_askdocs":
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        _site(site, 12)
+        return build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+
+    first = build()
+    (cached,) = (tmp_path / "cache").glob("*.extract")
+    assert cached.stat().st_mode & 0o077 == 0  # the owner's only: restricted pages are in it
+    reference = _built_files(site, tmp_path / "askdocs-private")
+    assert build().parsed == 0
+    for damage in (lambda b: b[: len(b) // 2], lambda b: b"x" + b[1:], lambda b: b[:-3] + b"END"):
+        cached.write_bytes(damage(cached.read_bytes()))
+        caplog.clear()
+        again = build()
+        assert again.parsed == again.read == first.read
+        assert "build cache" in caplog.text and "ignored" in caplog.text
+        assert _built_files(site, tmp_path / "askdocs-private") == reference
+    with monkeypatch.context() as other:  # another askdocs: nothing it cached is used
+        other.setattr(buildcache, "code_digest", lambda: "another version")
+        assert build().parsed == first.read
+    assert build().parsed == first.read  # and what it wrote is not this version's either
+    cached.unlink()
+    monkeypatch.setenv("ASKDOCS_BUILD_CACHE", "off")
+    assert build().parsed == first.read and build().parsed == first.read
+    assert not list((tmp_path / "cache").glob("*.extract"))
+    assert _built_files(site, tmp_path / "askdocs-private") == reference
 
 
 def test_what_a_build_holds_per_page_is_bounded(tmp_path, monkeypatch, model_info):
