@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import lunr
 import lunr.stop_word_filter
@@ -189,7 +189,8 @@ class _TermPairs:
 
     def __init__(self, locale: str, terms: TermCache | None, prefix: str) -> None:
         self._pipeline = pipeline_for(locale)
-        self._terms_of = (terms if terms is not None else TermCache(locale)).__getitem__
+        terms = terms if terms is not None else TermCache(locale)
+        self._terms_of, self._kept, self._locale = terms.__getitem__, terms.counted, locale
         self._folder = tempfile.TemporaryDirectory(prefix=prefix)
         self._pairs = Rows(Path(self._folder.name) / "pairs", 2)  # (term number, count)
         self._term_index: dict[str, int] = {}
@@ -200,7 +201,7 @@ class _TermPairs:
         """Append the text's (term number, count) pairs to `pairs`: (distinct terms, terms)."""
         term_index, held = self._term_index, self._held
         if len(text) > _MEMO_CHARS:
-            tf = self._terms(text)
+            tf = self._kept_terms(text)
         elif (tf := self._counted.get(text)) is None:  # page titles and heading paths repeat
             if len(self._counted) >= _MEMO_TEXTS:
                 self._counted.clear()
@@ -214,6 +215,18 @@ class _TermPairs:
             pairs.append(number)
             pairs.append(freq)
         return len(tf), sum(tf.values())
+
+    def _kept_terms(self, text: str) -> dict[str, int]:
+        """`_terms`, or what the last build counted for the very same text."""
+        if self._kept is None:
+            return self._terms(text)
+        key = self._kept.key("terms", self._locale, text)
+        kept = self._kept.get(key)
+        if isinstance(kept, tuple) and len(kept) == 2 and len(kept[0]) == len(kept[1]):
+            return dict(zip(kept[0], kept[1], strict=True))
+        tf = self._terms(text)
+        self._kept.put(key, (tuple(tf), tuple(tf.values())))
+        return tf
 
     def _terms(self, text: str) -> dict[str, int]:
         """The text's terms and their counts, in order of first appearance."""
@@ -482,13 +495,24 @@ class _Refs:
 _LUNR_TOKEN = re.compile(f"[^{re.escape(SEPARATOR_CHARS)}]+")
 
 
+class TermCounts(Protocol):
+    """Records kept between builds (the build's `BuildCache`): a text's term counts."""
+
+    def key(self, *parts: str) -> bytes: ...
+    def get(self, key: bytes) -> Any: ...
+    def put(self, key: bytes, record: Any) -> None: ...
+
+
 class TermCache(dict):
     """word -> the terms the locale's index pipeline (`Pipeline.run`) makes of it as one token;
-    a locale's Lunr and BM25 writers may share one."""
+    a locale's Lunr and BM25 writers may share one. With `counted`, a long text's term counts
+    are also kept for the next build (its words are not split and stemmed again; a short one
+    is counted again, which costs about what looking it up does)."""
 
-    def __init__(self, locale: str) -> None:
+    def __init__(self, locale: str, counted: TermCounts | None = None) -> None:
         super().__init__()
         self.fns = pipeline_for(locale).index_fns
+        self.counted = counted
 
     def __missing__(self, word: str) -> tuple[str, ...]:
         tokens = [Token(word)]

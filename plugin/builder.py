@@ -18,7 +18,7 @@ from typing import overload
 
 import numpy as np
 from askdocs.plugin import privacy
-from askdocs.plugin.buildcache import ExtractCache
+from askdocs.plugin.buildcache import BuildCache, extract_key
 from askdocs.plugin.chunking import ChunkSettings, Span, chunk_page
 from askdocs.plugin.duplicates import KEY_BYTES, document_key, duplicate_urls
 from askdocs.plugin.embedpool import MIN_TEXTS_PER_WORKER, embed_texts, workers_for
@@ -203,7 +203,8 @@ class IndexBuilder:
         self._excluded: set[str] = set()
         self._suspects: set[str] = set()  # URLs that may be new or changed since the last build
         self.report = BuildReport()
-        self._cache = ExtractCache.for_site(options.site_dir, options.site_url, logger)
+        self._cache = BuildCache.for_site(options.site_dir, options.site_url, "extract", logger)
+        self._term_cache = BuildCache.for_site(options.site_dir, options.site_url, "terms", logger)
         self._spill = Path(tempfile.mkdtemp(prefix="askdocs-build-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._spill), True)
         self._records = RecordFile(self._spill / "pages")
@@ -256,7 +257,7 @@ class IndexBuilder:
         options = self.options
         try:
             html = raw.read()
-            key = self._cache.key(html, raw.url, raw.meta, options.site_url, options.default_locale)
+            key = extract_key(html, raw.url, raw.meta, options.site_url, options.default_locale)
             page = _from_cache(self._cache.get(key))
             self.report.read += 1
             if page is None:
@@ -366,6 +367,7 @@ class IndexBuilder:
             for embedder in self._by_locale.values():
                 embedder.wait_loaded()
             self._cache.discard()  # (after `save`, nothing is left to drop)
+            self._term_cache.discard()
             self._records.close()
             self._listings.close()
             self._cleanup()
@@ -387,7 +389,7 @@ class IndexBuilder:
             privacy.check_private_dir(private_dir, self.options.site_dir)
         dim = next(iter(self._by_locale.values())).info.dim
         todo = _Todo(self._spill)
-        sets = {"public": SetWriter("public", self._spill, dim)}
+        sets = {"public": SetWriter("public", self._spill, dim, self._term_cache)}
         restricted_urls = [site.urls[i] for i in restricted.tolist()]
         llms = None
         if self.options.llms_txt:  # written from the same page text as the shards
@@ -403,7 +405,7 @@ class IndexBuilder:
             )
         self._write_pages(site, public, sets["public"], todo, llms)
         if len(restricted):
-            sets["private"] = SetWriter("private", self._spill, dim)
+            sets["private"] = SetWriter("private", self._spill, dim, self._term_cache)
             self._write_pages(site, restricted, sets["private"], todo, None)
         self._embed(sets, todo)
         default, urls = self.options.default_locale, site.urls
@@ -441,6 +443,7 @@ class IndexBuilder:
         report.locales = sorted({self._locales[i] for i in site.locale[site.kept].tolist()})
         report.restricted = len(restricted)
         self._cache.save()
+        self._term_cache.save()
         report.seconds = time.perf_counter() - started
         self.log.info(report.summary())
         return report

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from askdocs.lexical import BM25Writer, LexicalDoc, LunrWriter, TermCache
+from askdocs.lexical import BM25Writer, LexicalDoc, LunrWriter, TermCache, TermCounts
 from askdocs.shards import ChunkRecord, FaqRecord, PageRecord, ShardWriter, json_bytes
 from askdocs.spill import BLOCK_ROWS, RecordFile, npy_header
 
@@ -51,8 +51,9 @@ class Vectors:
 class SetWriter:
     """Pages, then each page's chunks and FAQ pairs, as `add_page`, `add_chunk`, `add_faq`."""
 
-    def __init__(self, visibility: str, folder: Path, dim: int) -> None:
+    def __init__(self, visibility: str, folder: Path, dim: int, counted: TermCounts | None = None) -> None:
         self.visibility = visibility
+        self._counted = counted  # texts' term counts kept between builds (the build cache)
         self.writer = ShardWriter()
         self.vectors = Vectors(folder / f"vectors.{visibility}", dim)
         self._pages = self.writer.json_parts("pages")
@@ -94,7 +95,9 @@ class SetWriter:
         locale = self._locales.get(page.locale)
         if locale is None:
             search = self._refs is not None
-            locale = self._locales[page.locale] = _Locale(self.writer, page.locale, search=search)
+            locale = self._locales[page.locale] = _Locale(
+                self.writer, page.locale, search=search, counted=self._counted
+            )
         self._page = (index, locale)
         locale.add_page(page)
         return index
@@ -163,8 +166,10 @@ class SetWriter:
 class _Locale:
     """What a set writes per locale while its pages come by."""
 
-    def __init__(self, writer: ShardWriter, locale: str, *, search: bool) -> None:
-        terms = TermCache(locale)  # the same words: one cache of what the pipeline makes of them
+    def __init__(
+        self, writer: ShardWriter, locale: str, *, search: bool, counted: TermCounts | None = None
+    ) -> None:
+        terms = TermCache(locale, counted)  # the same words: one cache of what the pipeline makes of them
         self.lunr = LunrWriter(locale, terms)
         self.bm25 = BM25Writer(locale, terms)
         self.questions: list[str] = []

@@ -253,7 +253,7 @@ def test_an_incremental_build_chunks_only_changed_pages_and_gives_a_full_builds_
     from askdocs.plugin.chunking import ChunkSettings
     from askdocs.plugin.sitedir import build_site
 
-    from askdocs import embedder
+    from askdocs import embedder, lexical
 
     _stub_embedding(monkeypatch)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
@@ -286,9 +286,20 @@ def test_an_incremental_build_chunks_only_changed_pages_and_gives_a_full_builds_
             loaded.append(f"session {Path(path).parent.name}") or session(path, *args, **kwargs)
         ))  # fmt: skip
 
+    counted: list[str] = []  # long texts whose terms were counted (not the build cache's)
+    count = lexical._TermPairs._terms
+
+    def watch_counts(self, text):
+        if len(text) > lexical._MEMO_CHARS:
+            counted.append(text)
+        return count(self, text)
+
     with monkeypatch.context() as watch:  # an English page changed: the Spanish model stays unread
         watch_loads(watch)
+        watch.setattr(lexical._TermPairs, "_terms", watch_counts)
         second = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+    # Only texts of the edited page had their terms counted again.
+    assert counted and all("Retry budgets reset every hour" in text for text in counted), counted
     # The English model loads (on a thread of its own while the pages are written): the page
     # changed; the embedding itself is stubbed here.
     assert sorted(loaded) == sorted([model_info.path.name, f"session {model_info.path.name}"])
@@ -353,24 +364,28 @@ def test_the_build_cache_is_checked_and_can_be_turned_off(tmp_path, monkeypatch,
 
     first = build()
     (cached,) = (tmp_path / "cache").glob("*.extract")
-    assert cached.stat().st_mode & 0o077 == 0  # the owner's only: restricted pages are in it
+    (counted,) = (tmp_path / "cache").glob("*.terms")
+    for kept in (cached, counted):
+        assert kept.stat().st_mode & 0o077 == 0  # the owner's only: restricted pages are in it
     reference = _built_files(site, tmp_path / "askdocs-private")
     assert build().parsed == 0
     for damage in (lambda b: b[: len(b) // 2], lambda b: b"x" + b[1:], lambda b: b[:-3] + b"END"):
         cached.write_bytes(damage(cached.read_bytes()))
+        counted.write_bytes(damage(counted.read_bytes()))
         caplog.clear()
         again = build()
         assert again.parsed == again.read == first.read
-        assert "build cache" in caplog.text and "ignored" in caplog.text
+        assert caplog.text.count("build cache") == 2 and "ignored" in caplog.text
         assert _built_files(site, tmp_path / "askdocs-private") == reference
     with monkeypatch.context() as other:  # another askdocs: nothing it cached is used
         other.setattr(buildcache, "code_digest", lambda: "another version")
         assert build().parsed == first.read
     assert build().parsed == first.read  # and what it wrote is not this version's either
     cached.unlink()
+    counted.unlink()
     monkeypatch.setenv("ASKDOCS_BUILD_CACHE", "off")
     assert build().parsed == first.read and build().parsed == first.read
-    assert not list((tmp_path / "cache").glob("*.extract"))
+    assert not list((tmp_path / "cache").iterdir())
     assert _built_files(site, tmp_path / "askdocs-private") == reference
 
 
