@@ -32,6 +32,8 @@ import marshal
 import os
 import struct
 import tempfile
+import time
+import weakref
 from array import array
 from functools import cache
 from pathlib import Path
@@ -80,14 +82,21 @@ class BuildCache:
         self._keys = bytearray()  # the new file's keys and where their records start
         self._offsets = array("q")
         self._size = 0
-        if path is None:
-            return
-        self._old = _Table.open(path, log)
+        self._writable = path is not None  # until the new file cannot be written
+        if path is not None:
+            self._old = _Table.open(path, log)
+
+    def _open_new(self) -> None:
+        """The next build's file, made when the first record comes."""
+        assert self.path is not None
+        self._writable = False
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".extract-", dir=path.parent)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.suffix[1:]}-", dir=self.path.parent)
             os.chmod(tmp, 0o600)
             self._new, self._new_path = os.fdopen(fd, "wb"), Path(tmp)
+            # A build that never ends (an adapter's run that failed) leaves no file behind.
+            weakref.finalize(self, _drop, self._new, self._new_path)
             self._new.write(_MAGIC)
             self._size = len(_MAGIC)
         except OSError as exc:  # a read-only home must not fail the build
@@ -125,10 +134,12 @@ class BuildCache:
         return record
 
     def put(self, key: bytes, record: tuple) -> None:
-        if self._new is not None:
+        if self._new is not None or self._writable:
             self._append(key, marshal.dumps(record))
 
     def _append(self, key: bytes, data: bytes) -> None:
+        if self._new is None and self._writable:
+            self._open_new()
         if self._new is None:
             return
         try:
@@ -170,6 +181,7 @@ class BuildCache:
 
     def discard(self) -> None:
         """Drop what this build wrote (a failed build leaves the last file as it was)."""
+        self._writable = False
         if self._new is not None:
             self._new.close()
             self._new = None
@@ -183,6 +195,13 @@ class BuildCache:
     def _forget_old_sites(self) -> None:
         if self.path is None:
             return
+        day_ago = time.time() - 86400
+        for path in self.path.parent.glob(f".{self.path.suffix[1:]}-*"):  # a killed build's
+            try:
+                if path.stat().st_mtime < day_ago:
+                    path.unlink()
+            except FileNotFoundError:
+                continue
         files = []
         for path in self.path.parent.glob(f"*{self.path.suffix}"):
             try:
@@ -201,6 +220,11 @@ def extract_key(html: bytes | str, url: str, meta: dict, site_url: str, default_
     digest.update(b"\0s" if isinstance(html, str) else b"\0b")  # str and bytes decode apart
     digest.update(html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html)
     return digest.digest()
+
+
+def _drop(file, path: Path) -> None:
+    file.close()
+    path.unlink(missing_ok=True)
 
 
 class _Table:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import shutil
@@ -381,6 +382,16 @@ def test_the_build_cache_is_checked_and_can_be_turned_off(tmp_path, monkeypatch,
         other.setattr(buildcache, "code_digest", lambda: "another version")
         assert build().parsed == first.read
     assert build().parsed == first.read  # and what it wrote is not this version's either
+    # A build that never ends (the generator failed after the first pages) leaves no file.
+    from askdocs.plugin.builder import IndexBuilder, RawPage
+
+    unfinished = IndexBuilder(BuildOptions(site_dir=tmp_path / "other", progress=False))
+    page = "<html><body><main><h1>A</h1><p>" + "word " * 99 + "</p></main></body></html>"
+    unfinished.add(RawPage("/a/", page))
+    assert len(list((tmp_path / "cache").glob(".extract-*"))) == 1  # the next build's, as it is written
+    del unfinished
+    gc.collect()
+    assert not list((tmp_path / "cache").glob(".*"))
     cached.unlink()
     counted.unlink()
     monkeypatch.setenv("ASKDOCS_BUILD_CACHE", "off")
