@@ -12,6 +12,7 @@ from askdocs.errors import AskdocsError
 # Every ASKDOCS_* variable askdocs reads; anything else with that prefix is a typo.
 KNOWN_ENV = {
     "ASKDOCS_HOME": "model cache and remote shard cache folder",
+    "ASKDOCS_BUILD_CACHE": "builds: folder of the build cache (default $ASKDOCS_HOME/build), or off",
     "ASKDOCS_SUPPORT_URL": "where escalations point",
     "ASKDOCS_JWT_SECRET": "HS256 secret for reader tokens",
     "ASKDOCS_RATE_LIMIT": "per-client budget, e.g. 120/minute, or off",
