@@ -42,7 +42,7 @@ import numpy as np
 
 from askdocs.models import askdocs_home
 
-_MAGIC = b"askdocs-extract-cache 2\n"
+_MAGIC = b"askdocs-build-cache 2\n"
 _TRAILER = struct.Struct("<QQ8s")  # table offset, entries, magic
 _TRAILER_MAGIC = b"ADXCEND\n"
 _LENGTH = struct.Struct("<I")
@@ -100,7 +100,7 @@ class BuildCache:
             self._new.write(_MAGIC)
             self._size = len(_MAGIC)
         except OSError as exc:  # a read-only home must not fail the build
-            self.log.warning("build cache not written (%s): the next build parses every page", exc)
+            self.log.warning("build cache not written (%s): the next build starts without it", exc)
 
     @classmethod
     def for_site(cls, site_dir: Path, site_url: str, kind: str, log: logging.Logger) -> BuildCache:
@@ -146,7 +146,7 @@ class BuildCache:
             self._new.write(_LENGTH.pack(len(data)))
             self._new.write(data)
         except OSError as exc:
-            self.log.warning("build cache not written (%s): the next build parses every page", exc)
+            self.log.warning("build cache not written (%s): the next build starts without it", exc)
             self.discard()
             return
         self._keys += key
@@ -174,7 +174,7 @@ class BuildCache:
             os.replace(self._new_path, self.path)
             self._new_path = None
         except OSError as exc:
-            self.log.warning("build cache not written (%s): the next build parses every page", exc)
+            self.log.warning("build cache not written (%s): the next build starts without it", exc)
         finally:
             self.discard()
         self._forget_old_sites()
@@ -240,12 +240,12 @@ class _Table:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            log.warning("build cache %s not read (%s): parsing every page", path, exc)
+            log.warning("build cache %s not read (%s): this build works without it", path, exc)
             return None
         try:
             size = os.fstat(file.fileno()).st_size
             if size < len(_MAGIC) + _TRAILER.size or file.read(len(_MAGIC)) != _MAGIC:
-                raise ValueError("not an askdocs extraction cache")
+                raise ValueError("not an askdocs build cache")
             file.seek(size - _TRAILER.size)
             at, count, magic = _TRAILER.unpack(file.read(_TRAILER.size))
             if magic != _TRAILER_MAGIC or at + count * (KEY_BYTES + 8) + _TRAILER.size != size:
@@ -258,7 +258,7 @@ class _Table:
             return cls(file, keys, offsets)
         except (ValueError, OSError, struct.error) as exc:
             file.close()
-            log.warning("build cache %s ignored (%s): parsing every page", path, exc)
+            log.warning("build cache %s ignored (%s): this build works without it", path, exc)
             return None
 
     def read(self, key: bytes) -> bytes | None:
