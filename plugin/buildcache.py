@@ -75,7 +75,6 @@ class BuildCache:
     def __init__(self, path: Path | None, log: logging.Logger) -> None:
         self.path = path
         self.log = log
-        self.hits = 0
         self._old: _Table | None = None
         self._new = None
         self._new_path: Path | None = None
@@ -113,12 +112,12 @@ class BuildCache:
         return cls(folder / f"{site}.{kind}", log)
 
     @staticmethod
-    def key(*parts: str) -> bytes:
-        """A key of the askdocs code and these strings."""
+    def key(*parts: str | bytes) -> bytes:
+        """A key of the askdocs code and these parts."""
         digest = hashlib.sha256(code_digest().encode())
         for part in parts:
             digest.update(b"\0")
-            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part)
         return digest.digest()
 
     def get(self, key: bytes) -> tuple | None:
@@ -129,7 +128,6 @@ class BuildCache:
             record = marshal.loads(data)
         except (ValueError, EOFError, TypeError):
             return None
-        self.hits += 1
         self._append(key, data)
         return record
 
@@ -214,12 +212,9 @@ class BuildCache:
 
 def extract_key(html: bytes | str, url: str, meta: dict, site_url: str, default_locale: str) -> bytes:
     """What extracting a page reads: the code, the options, the page's URL, metadata and HTML."""
-    digest = hashlib.sha256(code_digest().encode())
     options = json.dumps([url, site_url, default_locale, meta], sort_keys=True, default=str)
-    digest.update(options.encode())
-    digest.update(b"\0s" if isinstance(html, str) else b"\0b")  # str and bytes decode apart
-    digest.update(html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html)
-    return digest.digest()
+    kind = "str" if isinstance(html, str) else "bytes"  # the same text as str and bytes decode apart
+    return BuildCache.key("extract", options, kind, html)
 
 
 def _drop(file, path: Path) -> None:
