@@ -496,8 +496,7 @@ class IndexBuilder:
             if page.locale not in waiting:
                 continue
             embedder = self._by_locale[page.locale]
-            known = self._chunked.get(url)
-            if known is None or known[:2] != (page.content_hash, embedder.info.sha256):
+            if self._known_spans(url, page.content_hash, embedder) is None:
                 embedder.load_in_background()
                 waiting.discard(page.locale)
                 if not waiting:
@@ -575,9 +574,9 @@ class IndexBuilder:
 
     def _spans(self, page: ExtractedPage, record: PageRecord, embedder: Embedder) -> list[Span]:
         """The page's chunks: the last build's if the page is unchanged, else chunked anew."""
-        known = self._chunked.get(page.url)
-        if known is not None and known[:2] == (record.content_hash, embedder.info.sha256):
-            return [Span(*fields) for fields in known[2]]
+        known = self._known_spans(page.url, record.content_hash, embedder)
+        if known is not None:
+            return [Span(*fields) for fields in known]
         self.report.chunked += 1
         return chunk_page(
             page.blocks,
@@ -586,6 +585,13 @@ class IndexBuilder:
             self.options.chunks,
             embedder.info.max_tokens - 32,
         )
+
+    def _known_spans(self, url: str, content_hash: str, embedder: Embedder) -> list[tuple] | None:
+        """The last build's chunk spans of the page, if its content hash and model are the same."""
+        known = self._chunked.get(url)
+        if known is not None and known[:2] == (content_hash, embedder.info.sha256):
+            return known[2]
+        return None
 
     def _vector(
         self, out: SetWriter, row: int, chunk: ChunkRecord, text: str, embedder: Embedder, todo: _Todo
