@@ -211,6 +211,7 @@ TRACKING_PARAMS = re.compile(
 )
 LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _WS = re.compile(r"[ \t\r\f\v\u00a0]+")
+_SOURCE_BREAK = re.compile(r"[ \t]*\n\s*")  # inline code wrapped in the source: one space
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([\w-]+)""", re.I)
 
@@ -334,7 +335,10 @@ class _Walker:
             if tag in skip:
                 continue
             if tag == "-text":
-                self._inline.append(child.text_content or "")
+                # Outside <pre>, a line break in the HTML source is a space on the page: a
+                # paragraph wrapped in its Markdown or reST source is one line to the reader
+                # (only <br> breaks it).
+                self._inline.append((child.text_content or "").replace("\n", " "))
                 continue
             if tag in SKIP_TAGS and not (tag == "aside" and _is_content_aside(child)):
                 continue
@@ -358,7 +362,7 @@ class _Walker:
             elif tag == "time":
                 self._time(child)
             elif tag == "code":
-                code = child.text(deep=True).strip()
+                code = _SOURCE_BREAK.sub(" ", child.text(deep=True)).strip()
                 if code:
                     self._inline.append(f"`{code}`")
             elif tag == "a":
@@ -383,7 +387,7 @@ class _Walker:
                 self.walk(child, depth + 1)
                 self.flush()
             elif tag in ("strong", "b"):
-                inner = _clean(child.text(deep=True, separator=""))
+                inner = _clean(child.text(deep=True, separator="").replace("\n", " "))
                 if inner:
                     self._inline.append(f"**{inner}**")
                     for a in child.css("a"):

@@ -609,3 +609,26 @@ def test_material_tabs_lead_with_their_labels_nested_sets_included():
     content = extract(html, "/body/").content
     assert "**Python 3.10+**\n\n```\na: Annotated[str, Body()]\n```" in content
     assert "**Python 3.10+ non-Annotated**\n\n**Linux**\n\npip install x" in content
+
+
+def test_a_paragraph_wrapped_in_its_source_is_one_line_as_the_reader_sees_it():
+    """Markdown and reST sources are often wrapped at 80 columns and the generators keep those
+    line breaks in the HTML, where they are spaces. Kept, every answer quoting such a paragraph
+    showed the source's ragged lines (the widget renders a line break as <br>), and an inline
+    code span or bold text wrapped in the source was cut in two. Only <br> and <pre> break lines."""
+    html = b"""<html><head><title>Config</title></head><body><main><h1>Config</h1>
+<p>By default, vdirsyncer looks for its configuration file in the following
+locations:</p>
+<p>Give either <code class="docutils literal"><span class="pre">"a</span>
+<span class="pre">wins"</span></code> or <strong>b
+wins</strong> as value.<br>A new line after a break.</p>
+<ul><li>An item wrapped
+in its source.</li></ul>
+<pre><code>[pair contacts]
+conflict_resolution = "b wins"</code></pre>
+</main></body></html>"""
+    content = extract(html, "/config.html").content
+    assert "in the following locations:\n" in content
+    assert 'Give either `"a wins"` or **b wins** as value.\nA new line after a break.' in content
+    assert "- An item wrapped in its source." in content
+    assert '```\n[pair contacts]\nconflict_resolution = "b wins"\n```' in content
