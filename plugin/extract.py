@@ -212,6 +212,9 @@ TRACKING_PARAMS = re.compile(
 LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _WS = re.compile(r"[ \t\r\f\v\u00a0]+")
 _SOURCE_BREAK = re.compile(r"[ \t]*\n\s*")  # inline code wrapped in the source: one space
+# Sphinx's `highlight-default` (whatever its `highlight_language` is) and `highlight-none` name no
+# language: as a fence label ("```default") they would read as one.
+_NO_LANGUAGE = ("highlight", "default", "none")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([\w-]+)""", re.I)
 
@@ -498,7 +501,7 @@ class _Walker:
             )
         )
         match = LANGUAGE_CLASS.search(classes or "")
-        language = match.group(1) if match and match.group(1) not in ("highlight",) else ""
+        language = match.group(1) if match and match.group(1) not in _NO_LANGUAGE else ""
         for junk in node.css(CODE_JUNK):
             junk.decompose()
         text = code_node.text(deep=True).strip("\n")

@@ -632,3 +632,19 @@ conflict_resolution = "b wins"</code></pre>
     assert 'Give either `"a wins"` or **b wins** as value.\nA new line after a break.' in content
     assert "- An item wrapped in its source." in content
     assert '```\n[pair contacts]\nconflict_resolution = "b wins"\n```' in content
+
+
+def test_sphinx_code_without_a_language_gets_no_fence_label():
+    """`highlight-default` is Sphinx's "whatever highlight_language is"; shown as "```default"
+    it read as a language. A named one is kept."""
+    html = b"""<html><head><title>T</title></head><body><main><h1>T</h1>
+<div class="highlight-default notranslate"><div class="highlight"><pre><span></span>[pair a]
+collections = ["from a", "from b"]</pre></div></div>
+<div class="highlight-none notranslate"><div class="highlight"><pre>plain text</pre></div></div>
+<div class="highlight-ini notranslate"><div class="highlight"><pre>[storage b]</pre></div></div>
+</main></body></html>"""
+    content = extract(html, "/t.html").content
+    assert '```\n[pair a]\ncollections = ["from a", "from b"]\n```' in content
+    assert "```\nplain text\n```" in content
+    assert "```ini\n[storage b]\n```" in content
+    assert "default" not in content and "```none" not in content
