@@ -259,6 +259,8 @@ def compose(
             home.support.append(unit)  # a sentence that qualifies a table row is quoted after it
         else:
             groups.append(_group(unit, units, query, stale, pool[unit.evidence].kind))
+    for group in groups:
+        _keep_announced(group, units, stale)
     parts: list[Part] = []
     cited: list[Evidence] = []
     for group in groups:
@@ -427,6 +429,24 @@ def _continuation(following: list[Unit]) -> list[Unit]:
             break
         out.append(unit)
     return out
+
+
+def _keep_announced(group: _Group, units: list[Unit], stale: set[int]) -> None:
+    """A quoted sentence that ends with a colon announces its code, its list or its table:
+    quoted without them, the answer promises what it does not show ("You can modify the default
+    redirection handling with the `follow_redirects` parameter:" and no example)."""
+    same = sorted(
+        (u for u in units if u.evidence == group.evidence and id(u) not in stale), key=lambda u: u.order
+    )
+    quoted = {id(u) for u in group.units}
+    for unit in list(group.units):
+        if unit.kind != "prose" or not unit.text.rstrip().endswith(":"):
+            continue
+        at = next((i for i, u in enumerate(same) if u is unit), None)
+        shown = _continuation(same[at + 1 :]) if at is not None else []
+        if shown and not any(id(u) in quoted for u in shown):
+            group.support += shown
+            quoted.update(id(u) for u in shown)
 
 
 SAME_PAGE_RATIO = 0.35  # tuning sets: fact recall 0.577 -> 0.614 at 0.35-0.5, citation precision unchanged
@@ -611,7 +631,21 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
         lines = [_row_item(u.text) if u.kind == "row" else u.text for u in group.leads]
         parts.append(Part("lead", "\n".join(lines), source.url))
     elif group.leads[0].kind == "code":
-        parts.append(Part("lead", _trim_code(group.leads[0].text), source.url))
+        lead = group.leads[0]
+        # The sentence that introduces the code ("You can modify the default redirection
+        # handling with the `follow_redirects` parameter:") reads before it, not after.
+        intro = next(
+            (
+                u
+                for u in group.support
+                if u.order == lead.order - 1 and u.kind == "prose" and u.text.rstrip().endswith(":")
+            ),
+            None,
+        )
+        if intro is not None:
+            parts.append(Part("lead", intro.text, source.url))
+            group = _Group(group.evidence, group.leads, [u for u in group.support if u is not intro])
+        parts.append(Part("code" if intro is not None else "lead", _trim_code(lead.text), source.url))
     else:
         parts.append(Part("lead", " ".join(u.text for u in group.leads), source.url))
     for block in _blocks_of(sorted(group.support, key=lambda u: u.order)):

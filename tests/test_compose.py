@@ -409,7 +409,9 @@ def test_a_short_section_led_by_its_code_keeps_the_rest_and_its_sentences_apart(
     section = evidence("/install/#install-on-windows", "Install", "Install on Windows", WINDOWS)
     composition = compose(query("What is the winget command to install Tallyfox?"), [section])
     parts = [(part.kind, part.text) for part in composition.parts]
-    assert parts[0][0] == "lead" and "winget install" in parts[0][1], parts
+    # The code answers; the sentence that introduces it reads first.
+    assert parts[0] == ("lead", "Install it with winget:"), parts
+    assert parts[1][0] == "code" and "winget install" in parts[1][1], parts
     text = rendered(composition)
     assert "msiexec /i" in text and "`Tallyfox Agent`" in text, text
     # The lead left the middle of the section: the sentences around it are not run together.
@@ -645,3 +647,57 @@ def test_a_heading_s_words_are_read_in_linear_time():
     section = evidence("/proxy/#x", "Proxy", heading, "Set `root_path` here.")
     assert heading_names(section) == {"root_path"}
     assert time.perf_counter() - started < 2
+
+
+QUERY_LIST = (
+    "## Query parameter list / multiple values\n"
+    "\n"
+    "When you define a query parameter explicitly with `Query` you can also declare "
+    "it to receive a list of values, or said in another way, to receive multiple "
+    "values.\n"
+    "\n"
+    "For example, to declare a query parameter `q` that can appear multiple times in "
+    "the URL, you can write:\n"
+    "\n"
+    "Then, with a URL like:\n"
+    "\n"
+    "```\n"
+    "http://localhost:8000/items/?q=foo&q=bar\n"
+    "```\n"
+    "\n"
+    "you would receive the multiple `q` query parameter values (`foo` and `bar`) "
+    "in a Python `list` inside your *path operation function*, in the *function "
+    "parameter* `q`.\n"
+    "\n"
+    "So, the response to that URL would be:\n"
+    "\n"
+    "```JSON\n"
+    "{\n"
+    '  "q": [\n'
+    '    "foo",\n'
+    '    "bar"\n'
+    "  ]\n"
+    "}\n"
+    "```\n"
+    "\n"
+    "To declare a query parameter with a type of `list`, like in the example above, "
+    "you need to explicitly use `Query`, otherwise it would be interpreted as a "
+    "request body.\n"
+)
+
+
+def test_a_quoted_sentence_that_ends_with_a_colon_brings_what_it_announces():
+    """Quoted without its code, "Then, with a URL like:" promised an example the answer did not
+    show (a fifth of the tuning answers ended a quote on such a colon)."""
+    section = evidence(
+        "/tutorial/query-params/#query-parameter-list",
+        "Query Parameters",
+        "Query parameter list / multiple values",
+        QUERY_LIST,
+    )
+    for message in (
+        "How do I accept the same query parameter several times in the URL?",
+        "Can a query parameter receive multiple values from the URL?",
+    ):
+        text = rendered(compose(query(message), [section]))
+        assert "Then, with a URL like:\n```\nhttp://localhost:8000/items/?q=foo&q=bar\n```" in text, text
