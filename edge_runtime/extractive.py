@@ -643,8 +643,17 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
             None,
         )
         if intro is not None:
-            parts.append(Part("lead", intro.text, source.url))
-            group = _Group(group.evidence, group.leads, [u for u in group.support if u is not intro])
+            # ... after the quoted sentences just before it ("On Windows the agent and server ship
+            # as one MSI. Install it with winget:"), at most two, in the docs' order.
+            prose = {u.order: u for u in group.support if u.kind == "prose" and not _LIST_ITEM.match(u.text)}
+            opening = [intro]
+            while len(opening) < 3 and (previous := prose.get(opening[0].order - 1)) is not None:
+                if previous.text.rstrip().endswith(":"):
+                    break  # it announces something else
+                opening.insert(0, previous)
+            parts.append(Part("lead", " ".join(u.text for u in opening), source.url))
+            taken = {id(u) for u in opening}
+            group = _Group(group.evidence, group.leads, [u for u in group.support if id(u) not in taken])
         parts.append(Part("code" if intro is not None else "lead", _trim_code(lead.text), source.url))
     else:
         parts.append(Part("lead", " ".join(u.text for u in group.leads), source.url))

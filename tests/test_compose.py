@@ -409,8 +409,10 @@ def test_a_short_section_led_by_its_code_keeps_the_rest_and_its_sentences_apart(
     section = evidence("/install/#install-on-windows", "Install", "Install on Windows", WINDOWS)
     composition = compose(query("What is the winget command to install Tallyfox?"), [section])
     parts = [(part.kind, part.text) for part in composition.parts]
-    # The code answers; the sentence that introduces it reads first.
-    assert parts[0] == ("lead", "Install it with winget:"), parts
+    # The code answers; the sentences that introduce it read first, in the docs' order.
+    assert parts[0] == ("lead", "On Windows the agent and server ship as one MSI. Install it with winget:"), (
+        parts
+    )
     assert parts[1][0] == "code" and "winget install" in parts[1][1], parts
     text = rendered(composition)
     assert "msiexec /i" in text and "`Tallyfox Agent`" in text, text
