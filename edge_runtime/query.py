@@ -161,10 +161,11 @@ def make_query(
     corpus = scope.corpus
     history = request.history if history is None else history
     text = search_query(request.message, history)
-    requested, detected = _requested_locale(request, scope, default_locale or corpus.default_locale)
+    default = default_locale or corpus.default_locale
+    requested, detected = _requested_locale(request, scope, default)
     locale = effective_locale(scope, requested)
     keys = key_terms(locale, text)
-    site_locales, default = sorted(scope.locales) or [locale], default_locale or corpus.default_locale
+    site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
     return Query(
         message=request.message,
