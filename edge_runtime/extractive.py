@@ -346,9 +346,7 @@ def _heading(evidence: Evidence) -> str:
 
 def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:
     """The lead and the few units that carry its conditions, its list or its code."""
-    same = sorted(
-        (u for u in units if u.evidence == lead.evidence and id(u) not in stale), key=lambda u: u.order
-    )
+    same = _section_units(units, lead.evidence, stale)
     group = _Group(lead.evidence, [lead])
     if pool_kind == "faq" and sum(len(u.text.split()) for u in same) <= FAQ_WORDS:
         group.leads = [u for u in same if u.kind != "code"] or [lead]
@@ -363,7 +361,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     at = next(i for i, u in enumerate(same) if u is lead)
     following = same[at + 1 :]
     # What a sentence ending with a colon announces: its list, its table or its code.
-    announced = _continuation(following) if lead.kind == "prose" and lead.text.rstrip().endswith(":") else []
+    announced = _continuation(following) if _announces(lead) else []
     if (
         lead.kind in ("prose", "code")
         and not _LIST_ITEM.match(lead.text)  # an item answers alone: its neighbours are other facts
@@ -385,7 +383,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         # the sentence that introduces the list ("It takes instances of `httpx.Limits` which
         # define:"), and the code or text the item itself introduces.
         intro = next((u for u in reversed(same[:at]) if not _LIST_ITEM.match(u.text)), None)
-        if intro is not None and intro.kind == "prose" and intro.text.rstrip().endswith(":"):
+        if intro is not None and _announces(intro):
             group.support.append(intro)
         return group
     words = 0
@@ -403,12 +401,22 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
             break
         group.support.append(unit)
         words += len(unit.text.split())
-        if unit.text.rstrip().endswith(":"):
+        if _announces(unit):
             group.support += _continuation(same[same.index(unit) + 1 :])
             break
     if words < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
         group.support.insert(0, same[at - 1])
     return group
+
+
+def _section_units(units: list[Unit], evidence: int, stale: set[int]) -> list[Unit]:
+    """The units of one evidence section still standing, in the docs' order."""
+    return sorted((u for u in units if u.evidence == evidence and id(u) not in stale), key=lambda u: u.order)
+
+
+def _announces(unit: Unit) -> bool:
+    """A sentence ending with a colon announces what follows it: its code, its list or its table."""
+    return unit.kind == "prose" and unit.text.rstrip().endswith(":")
 
 
 def _continuation(following: list[Unit]) -> list[Unit]:
@@ -435,12 +443,10 @@ def _keep_announced(group: _Group, units: list[Unit], stale: set[int]) -> None:
     """A quoted sentence that ends with a colon announces its code, its list or its table:
     quoted without them, the answer promises what it does not show ("You can modify the default
     redirection handling with the `follow_redirects` parameter:" and no example)."""
-    same = sorted(
-        (u for u in units if u.evidence == group.evidence and id(u) not in stale), key=lambda u: u.order
-    )
+    same = _section_units(units, group.evidence, stale)
     quoted = {id(u) for u in group.units}
     for unit in list(group.units):
-        if unit.kind != "prose" or not unit.text.rstrip().endswith(":"):
+        if not _announces(unit):
             continue
         at = next((i for i, u in enumerate(same) if u is unit), None)
         shown = _continuation(same[at + 1 :]) if at is not None else []
@@ -635,11 +641,7 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
         # The sentence that introduces the code ("You can modify the default redirection
         # handling with the `follow_redirects` parameter:") reads before it, not after.
         intro = next(
-            (
-                u
-                for u in group.support
-                if u.order == lead.order - 1 and u.kind == "prose" and u.text.rstrip().endswith(":")
-            ),
+            (u for u in group.support if u.order == lead.order - 1 and _announces(u)),
             None,
         )
         if intro is not None:
@@ -648,7 +650,7 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
             prose = {u.order: u for u in group.support if u.kind == "prose" and not _LIST_ITEM.match(u.text)}
             opening = [intro]
             while len(opening) < 3 and (previous := prose.get(opening[0].order - 1)) is not None:
-                if previous.text.rstrip().endswith(":"):
+                if _announces(previous):
                     break  # it announces something else
                 opening.insert(0, previous)
             parts.append(Part("lead", " ".join(u.text for u in opening), source.url))
