@@ -28,6 +28,7 @@ from askdocs import lexical
 from askdocs.shards import PageRecord
 
 MAX_SECTION_CHARS = 2400
+_FENCE_LINE = re.compile(r"^```", re.M)
 MAX_SECTIONS_PER_CHUNK = 4
 MAX_OUTLINE = 8  # sections of the pages read whose heading names something (`outline`)
 OUTLINE_SCORE = 0.3  # what such a section, read only for its heading, weighs as evidence
@@ -173,14 +174,31 @@ def _section_fit(
 
 
 def _section_text(content: str, start: int, end: int, focus: int | None = None) -> str:
+    """A section's text, or a window of MAX_SECTION_CHARS of it around `focus` (an offset in the
+    page) when it is longer. A window that starts or ends inside a code block keeps it a code
+    block (its fence line, then "…" where lines were left out): cut bare, its code read as prose
+    and the prose after it as code (Requests' "Proxies" section quoted "```", then "You override
+    this default certificate bundle…" as a code block)."""
     text = content[start:end].strip()
     if len(text) <= MAX_SECTION_CHARS:
         return text
     focus = (focus - start) if focus is not None else 0
     begin = max(0, min(focus - MAX_SECTION_CHARS // 3, len(text) - MAX_SECTION_CHARS))
-    piece = text[begin : begin + MAX_SECTION_CHARS]
-    if begin > 0:
-        piece = piece[piece.find("\n") + 1 :] if "\n" in piece[:300] else piece
+    stop = begin + MAX_SECTION_CHARS
+    if begin > 0 and "\n" in text[begin : begin + 300]:
+        begin = text.index("\n", begin) + 1
+    piece = text[begin:stop]
+    fences = [m.start() for m in _FENCE_LINE.finditer(text, 0, begin)]
+    if len(fences) % 2:  # starts inside a code block
+        if _FENCE_LINE.match(piece):  # on its closing line: the block is behind
+            piece = piece.split("\n", 1)[1] if "\n" in piece else ""
+        else:
+            opening = text[fences[-1] :].split("\n", 1)[0]
+            piece = f"{opening}\n…\n{piece}"
+    if len(_FENCE_LINE.findall(piece)) % 2:  # ends inside one
+        if "\n" in piece[-300:]:
+            piece = piece[: piece.rindex("\n")]
+        piece = piece.rstrip() + "\n…\n```"
     return piece
 
 

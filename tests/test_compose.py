@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
-from askdocs.edge_runtime.evidence import Evidence, assess, heading_names
+from askdocs.edge_runtime.evidence import Evidence, _section_text, assess, heading_names
 from askdocs.edge_runtime.extractive import asks, compose, procedural
 from askdocs.edge_runtime.query import TEMPORAL, Query, identifier_tokens, key_terms
 from askdocs.edge_runtime.search import Hit, SearchOutcome
@@ -703,3 +703,36 @@ def test_a_quoted_sentence_that_ends_with_a_colon_brings_what_it_announces():
     ):
         text = rendered(compose(query(message), [section]))
         assert "Then, with a URL like:\n```\nhttp://localhost:8000/items/?q=foo&q=bar\n```" in text, text
+
+
+def test_a_window_cut_inside_a_code_block_keeps_code_as_code_and_prose_as_prose():
+    # A long section (Requests' "Proxies"): the evidence is a window around the hit, and the window
+    # starts in the middle of the session example. Cut bare, the example's tail read as prose and
+    # "You override this default certificate bundle…" as a code block.
+    filler = "".join(f"Proxy note {i}: a sentence that pads the section out.\n\n" for i in range(45))
+    session = "```python\nimport requests\n\nproxies = {\n" + "".join(
+        f"    'http://10.20.1.{i}': 'http://10.10.1.10:{3000 + i}',\n" for i in range(30)
+    )
+    section = (
+        f"## Proxies\n\n{filler}{session}}}\nsession = requests.Session()\n"
+        "session.proxies.update(proxies)\n```\n\n"
+        "You override this default certificate bundle by setting the standard `curl_ca_bundle` environment "
+        "variable to another file path:\n\n"
+        '```\n$ export curl_ca_bundle="/usr/local/myproxy_info/cacert.pem"\n```\n\n'
+        + filler.replace("Proxy note", "Later note")
+    )
+    hit = section.index("session.proxies.update")
+    window = _section_text(section, 0, len(section), hit)
+    assert len(window) < len(section) and "session.proxies.update" in window
+    assert window.startswith("```python\n…\n"), window[:80]  # the block it starts in, marked as cut
+    assert window.count("```") % 2 == 0
+    ask = query("How do I set the CA bundle with the curl_ca_bundle environment variable?")
+    composition = compose(ask, [evidence("/user/advanced/#proxies", "Advanced Usage", "Proxies", window)])
+    for part in composition.parts:
+        if "You override this default certificate bundle" in part.text:
+            assert part.kind != "code" and not part.text.startswith("```"), part
+    assert any(p.kind == "code" and "export curl_ca_bundle" in p.text for p in composition.parts), rendered(
+        composition
+    )
+    end = _section_text(section, 0, len(section), section.index("'http://10.20.1.0'") - 1500)
+    assert end.count("```") % 2 == 0 and end.endswith("…\n```"), end[-80:]  # ends inside it: closed
