@@ -505,6 +505,8 @@ class _Walker:
         for junk in node.css(CODE_JUNK):
             junk.decompose()
         text = code_node.text(deep=True).strip("\n")
+        if any(_TERMINAL.search(p.attributes.get("class") or "") for p in _ancestors(node, 3)):
+            text = html_lib.unescape(_MARKUP_TAG.sub("", text))
         if text.strip():
             self.blocks.append(Block("code", f"```{language}\n{text.rstrip()}\n```"))
 
@@ -797,6 +799,13 @@ def redirect_target(html: bytes | str) -> str | None:
         if match:
             return match.group(1)
     return None
+
+
+# A terminal animation (termynal: FastAPI, Typer, SQLModel) writes its console session as escaped
+# HTML in the <pre> ("$ &lt;font color=…&gt;fastapi&lt;/font&gt; dev") and its script renders
+# the markup: a reader sees colours, not tags, and so should answers and the index.
+_TERMINAL = re.compile(r"(?<![\w-])termy(?![\w-])")
+_MARKUP_TAG = re.compile(r"</?(?:font|span|u|b|i|strong|em)\b[^<>]*>")
 
 
 def _ancestors(node: LexborNode, count: int) -> list[LexborNode]:

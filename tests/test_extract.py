@@ -648,3 +648,30 @@ collections = ["from a", "from b"]</pre></div></div>
     assert "```\nplain text\n```" in content
     assert "```ini\n[storage b]\n```" in content
     assert "default" not in content and "```none" not in content
+
+
+def test_a_terminal_animation_reads_as_its_reader_sees_it_and_other_code_keeps_its_markup():
+    """termynal (FastAPI, Typer, SQLModel) keeps a console session as escaped HTML in its <pre> and
+    renders the markup with a script: answers quoted `<font color="#4E9A06">fastapi</font> dev`."""
+    lt, gt = "&lt;", "&gt;"
+    session = [
+        '$ <font color="#4E9A06">fastapi</font> dev',
+        "",
+        '   <span style="background-color:#007166"><font color="#D3D7CF"> server </font></span>  '
+        "Server started at "
+        '<font color="#729FCF"><u style="text-decoration-style:solid">http://127.0.0.1:8000</u></font>',
+        ' <b>[</b><font color="#4E9A06">&amp;apos;/home/user/code&amp;apos;</font><b>]</b>',
+    ]
+    escaped = "\n".join(session).replace("<", lt).replace(">", gt)
+    shown = f'{lt}span style="color: red"{gt}{lt}b{gt}Warning{lt}/b{gt}{lt}/span{gt}'
+    html = (
+        '<html><head><title>T</title></head><body><main><h1>T</h1>\n<div class="termy">\n'
+        f'<pre class="highlight"><code class="language-console">{escaped}</code></pre>\n</div>\n'
+        f'<pre><code class="language-html">{shown}</code></pre>\n</main></body></html>'
+    ).encode()
+    content = extract(html, "/t.html").content
+    assert "$ fastapi dev\n" in content
+    assert "   server   Server started at http://127.0.0.1:8000\n" in content
+    assert " ['/home/user/code']\n```" in content
+    assert "font" not in content.split("```html")[0]
+    assert '```html\n<span style="color: red"><b>Warning</b></span>\n```' in content  # HTML shown as code
