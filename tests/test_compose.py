@@ -631,7 +631,7 @@ def test_an_outline_section_only_names_the_mechanism_it_never_leads():
     )
     composition = compose(ask, [intro], outline=[using])
     text = rendered(composition)
-    assert text.startswith("- Email notifications"), text
+    assert text.startswith("This includes, for example:\n\n- Email notifications"), text
     assert "import `BackgroundTasks`" in text, text
     assert [e.url for e in composition.cited] == [
         "/background-tasks/",
