@@ -262,7 +262,7 @@ def compose(
             groups.append(_group(unit, units, query, stale, pool[unit.evidence].kind))
     for group in groups:
         _keep_announced(group, units, stale)
-        group.intro = _list_intro(group, units, stale)
+        group.intro = _quoted_list_intro(group, units, stale)
     parts: list[Part] = []
     cited: list[Evidence] = []
     for group in groups:
@@ -384,8 +384,8 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         # A list item's neighbours are other items (other facts), not its conditions: quote only
         # the sentence that introduces the list ("It takes instances of `httpx.Limits` which
         # define:"), and the code or text the item itself introduces.
-        intro = next((u for u in reversed(same[:at]) if not _LIST_ITEM.match(u.text)), None)
-        if intro is not None and _announces(intro):
+        intro = _list_intro(same, at)
+        if intro is not None:
             group.support.append(intro)
         return group
     words = 0
@@ -457,23 +457,23 @@ def _keep_announced(group: _Group, units: list[Unit], stale: set[int]) -> None:
             quoted.update(id(u) for u in shown)
 
 
-def _list_intro(group: _Group, units: list[Unit], stale: set[int]) -> Unit | None:
-    """When a list item leads and the sentence announcing its list ("The following arguments are
-    supported:") is quoted too, that sentence: it reads before the item, as in the docs."""
+def _list_intro(same: list[Unit], at: int) -> Unit | None:
+    """The sentence announcing the list that `same[at]`, a list item, is in ("It takes instances
+    of `httpx.Limits` which define:"), if the list has one."""
+    intro = next((u for u in reversed(same[:at]) if not _LIST_ITEM.match(u.text)), None)
+    return intro if intro is not None and _announces(intro) else None
+
+
+def _quoted_list_intro(group: _Group, units: list[Unit], stale: set[int]) -> Unit | None:
+    """When a list item leads and the sentence announcing its list is quoted too, that sentence:
+    it reads before the item, as in the docs."""
     lead = group.leads[0]
     if lead.kind != "prose" or not _LIST_ITEM.match(lead.text):
         return None
     same = _section_units(units, group.evidence, stale)
     at = next((i for i, u in enumerate(same) if u is lead), None)
-    if at is None:
-        return None
-    before = at - 1
-    while before >= 0 and same[before].kind == "prose" and _LIST_ITEM.match(same[before].text):
-        before -= 1
-    if before < 0 or not _announces(same[before]):
-        return None
-    intro = same[before]
-    return intro if any(u is intro for u in group.support) else None
+    intro = _list_intro(same, at) if at is not None else None
+    return intro if intro is not None and any(u is intro for u in group.support) else None
 
 
 SAME_PAGE_RATIO = 0.35  # tuning sets: fact recall 0.577 -> 0.614 at 0.35-0.5, citation precision unchanged
