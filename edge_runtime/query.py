@@ -53,15 +53,40 @@ _FRAMING = re.compile(
 # conjunction of "what happens when the server is slow?" or asks about use ("when should I…?").
 # Likewise "desde" is "from" ("leer la configuración desde variables de entorno") unless "desde
 # cuándo", and "nuevo" is "new" ("crear un recurso nuevo") unless "nuevo en" (as "new in").
+# "Added" is history after "was", "which version" and the like ("why was it added?"), not as the
+# reader's own doing ("I added an extension and the search box is gone"). A number is a version
+# with a "v", three parts (not an address: 1.1.1.1) or after "version", "since" and the like;
+# "HTTP/1.1" and "3.0 is accepted but 3.5 isn't" are not. Tuning answers: citation precision
+# 0.818 -> 0.821, fact recall 0.715 -> 0.718 (httpx-034's "which httpx version" now reads the
+# changelog; "I added one extension" no longer does); measured once after, held-out 0.849 ->
+# 0.845 (a question that read the changelog because of "deserialize(12.9)"), fresh unchanged.
 TEMPORAL = re.compile(
-    r"\b(when\s+(?:was|were|did|has|have|had)|which version|what version|since|until|changed|"
-    r"changelog|deprecat\w*|removed|"
-    r"added|new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
+    r"\b(when\s+(?:was|were|did|has|have|had)|which version|what version|since|until|"
+    r"changed|changelog|deprecat\w*|removed|"
+    r"(?:was|were|been|got|(?:version|release)s?|\bwhich\s+\w+|\bwhat\s+\w+)\s+(?:\w+\s+)?added|"
+    r"added\s+(?:in|since|support)|"
+    r"new in|release[sd]?|latest|newest|recent(ly)?|upgrad\w*|migrat\w*|history|"
     r"cu[aá]ndo\s+(?:se\s+)?\w+(?:ó|aron|ieron)|desde\s+cu[aá]ndo|qu[eé] versi[oó]n|"
     r"cambi(?:ó|ad[oa]s?|aron|os)|obsolet\w*|"
-    r"elimin(?:ó|ad[oa]s?|aron)|nuev[oa]s?\s+en|novedades|actualiz\w*)\b|\bv?\d+\.\d+(\.\d+)?\b",
+    r"elimin(?:ó|ad[oa]s?|aron)|nuev[oa]s?\s+en|novedades|actualiz\w*)\b"
+    r"|(?<![\w./])v\d+(?:\.\d+)+\b|(?<![\w./])\d+\.\d+\.\d+(?![.\d])"
+    r"|\b(?:version|release|since|before|after|pre|post)\s+\d+(?:\.\d+)+\b",
     re.I,
 )
+# The same verbs as the state something is in, not its history: "a copy with one field changed",
+# "can that be changed?", "is the header removed?".
+_NOT_HISTORY = re.compile(
+    r"\bwith\s+(?:\w+\s+){0,3}(?:changed|added|removed)\b"
+    r"|\b(?:be|is|are|get|gets|getting|being)\s+(?:changed|added|removed)\b",
+    re.I,
+)
+
+
+def about_history(text: str) -> bool:
+    """The question asks about versions, dates or changes (`Query.temporal`)."""
+    return bool(TEMPORAL.search(_NOT_HISTORY.sub(" ", text)) or VERSION_ASKED.search(text))
+
+
 # A question that asks for a version or release ("which release added zstd decoding?", "since
 # which version ...?", "¿desde qué versión ...?"): release notes are where that is written. Not
 # a protocol's version ("which HTTP version was used?"). The gap after "when was" is bounded: a
@@ -176,7 +201,7 @@ def make_query(
         key_terms=keys,
         focus=key_terms(locale, request.message) if text != request.message else frozenset(),
         identifiers=identifier_tokens(text),
-        temporal=bool(TEMPORAL.search(text)),
+        temporal=about_history(text),
         history=history,
         escalation=escalation_reason(request.message, history),
         locale_detected=detected,
