@@ -356,9 +356,8 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     if lead.kind == "row":  # other rows only when they answer about as well (never the whole table)
         header = lead.text.partition("\n")[0]
         rows = [u for u in same if u.kind == "row" and u is not lead and u.text.partition("\n")[0] == header]
-        group.leads += [u for u in sorted(rows, key=lambda u: -u.score) if u.score >= ROW_RATIO * lead.score][
-            :6
-        ]
+        chosen = [u for u in sorted(rows, key=lambda u: -u.score) if u.score >= ROW_RATIO * lead.score][:6]
+        group.leads += sorted(chosen, key=lambda u: u.order)  # after the lead, in the table's order
         return group
     at = next(i for i, u in enumerate(same) if u is lead)
     following = same[at + 1 :]

@@ -747,3 +747,32 @@ def test_a_window_cut_inside_a_code_block_keeps_code_as_code_and_prose_as_prose(
     end = _section_text(section, 0, len(section), section.index("'http://10.20.1.0'") - 1500)
     assert end.count("```") % 2 == 0 and end.endswith("…\n```"), end[-80:]  # ends inside it: closed
 
+
+LOOP = """### For
+
+Inside of a for-loop block, you can access some special variables:
+
+| Variable | Description |
+| --- | --- |
+| loop.length | The current number of items in the sequence. |
+| loop.revindex | The iteration number of the loop, counted from the end. |
+| loop.index | The current iteration number of the loop. (1 indexed) |
+| loop.first | True if the current iteration is the first. |
+| loop.index0 | The current iteration number of the loop. (0 indexed) |
+| loop.last | True if the current iteration is the last. |
+| loop.previtem | The item before the current one. |
+| loop.nextitem | The item after the current one. |"""
+
+
+def test_rows_that_answer_as_well_follow_the_lead_in_the_table_s_order():
+    """The lead row answers first; the rows that answer about as well follow it as the table has
+    them (they came in score order: Jinja's answer listed index, revindex0, revindex, index0)."""
+    composition = compose(
+        query("How do I get the current iteration number inside a for loop?"),
+        [evidence("/templates/#for", "Templates", "For", LOOP)],
+    )
+    lines = composition.parts[0].text.split("\n")
+    names = [line.split(" ")[1] for line in lines]
+    assert len(names) >= 3 and names[0] == "loop.index", lines
+    table = [line.split(" ")[1] for line in LOOP.split("\n")[6:]]
+    assert names[1:] == sorted(names[1:], key=table.index), lines
