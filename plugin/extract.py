@@ -212,6 +212,10 @@ TRACKING_PARAMS = re.compile(
 LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _WS = re.compile(r"[ \t\r\f\v\u00a0]+")
 _SOURCE_BREAK = re.compile(r"[ \t]*\n\s*")  # inline code wrapped in the source: one space
+# Sphinx renders reST's default role (`trim_blocks`, written as code by most authors) as <cite>:
+# one word, or words with an option, a path or an assignment ("borg check --repair"), read as
+# code; a title ("The Art of Computer Programming", "Broken pipe") stays prose.
+_CODE_LIKE = re.compile(r"\S{1,80}|(?=.*(?:(?<!\S)--?\w|[=/]))[^\n]{1,80}")
 # Sphinx's `highlight-default` (whatever its `highlight_language` is) and `highlight-none` name no
 # language: as a fence label ("```default") they would read as one.
 _NO_LANGUAGE = ("highlight", "default", "none")
@@ -368,6 +372,8 @@ class _Walker:
                 code = _SOURCE_BREAK.sub(" ", child.text(deep=True)).strip()
                 if code:
                     self._inline.append(f"`{code}`")
+            elif tag == "cite" and _CODE_LIKE.fullmatch(cited := _clean(child.text(deep=True))):
+                self._inline.append(f"`{cited}`")
             elif tag == "a":
                 self._anchor(child, depth + 1)  # _anchor
             elif tag == "img":

@@ -675,3 +675,17 @@ def test_a_terminal_animation_reads_as_its_reader_sees_it_and_other_code_keeps_i
     assert " ['/home/user/code']\n```" in content
     assert "font" not in content.split("```html")[0]
     assert '```html\n<span style="color: red"><b>Warning</b></span>\n```' in content  # HTML shown as code
+
+
+def test_sphinx_default_role_reads_as_code_and_a_cited_title_as_prose():
+    """Sphinx renders reST's default role as <cite>: Jinja's "configures Jinja to `trim_blocks`"
+    read "configures Jinja to trim_blocks" in answers. A name, an option or a path is code; a
+    title in <cite> is not."""
+    html = b"""<html><head><title>T</title></head><body><main><h1>T</h1>
+<p>If an application configures Jinja to <cite>trim_blocks</cite>, the first newline is removed.
+Run <cite>borg check --repair</cite> after a <cite>Broken pipe</cite>, as
+<cite>The Art of Computer Programming</cite> explains.</p>
+</main></body></html>"""
+    content = extract(html, "/t.html").content
+    assert "configures Jinja to `trim_blocks`, the first" in content
+    assert "Run `borg check --repair` after a Broken pipe, as The Art of Computer Programming" in content
