@@ -737,7 +737,11 @@ def _row_item(text: str) -> str:
     """ "| Key | Default |" + "| `port` | `7000` |" → "- `port` — Default: `7000`"."""
     header, _, row = text.partition("\n")
     names, values = _cells(header), _cells(row)
-    parts = [f"{name}: {value}" for name, value in zip(names[1:], values[1:], strict=False) if value]
+    parts = [
+        f"{name}: {value}" if name else value
+        for name, value in zip(names[1:], values[1:], strict=False)
+        if value
+    ]
     return "- " + " — ".join([values[0], *parts]) if values else "- " + row
 
 

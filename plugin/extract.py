@@ -566,18 +566,56 @@ class _Walker:
                 self._list(child, child_ordered, level + 1, depth + 1)
 
     def _table(self, node: LexborNode, depth: int = 0) -> None:
-        rows = []
+        read = []  # (cell texts, whether a cell is a <th>, the row's width in columns)
         for tr in _own_rows(node):  # a table nested in a cell is that cell's text
             cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
             texts = []
             for cell in cells:  # a loop, not a comprehension: one stack frame less per nested table
                 texts.append(self._inline_text(cell, depth).replace("|", "\\|"))
             if any(texts):
+                width = sum(_colspan(cell) for cell in cells)
+                read.append((texts, any(cell.tag == "th" for cell in cells), width))
+        if not read:
+            return
+        width = max(w for _, _, w in read)
+        label = [len(texts) == 1 and w == width > 1 for texts, _, w in read]
+        classes = (node.attributes.get("class") or "").split()
+        if not any(label) and "autosummary" not in classes:
+            rows = []
+            for texts, th, _ in read:
                 rows.append("| " + " | ".join(texts) + " |")
-                if len(rows) == 1 and any(cell.tag == "th" for cell in cells):
+                if len(rows) == 1 and th:
                     rows.append("| " + " | ".join("---" for _ in texts) + " |")
-        if rows:
             self.blocks.append(Block("table", "\n".join(rows)))
+            return
+        # Rows grouped under full-width labels (Sphinx's option tables: "options", then its rows)
+        # or a summary of names (autosummary), usually without a header row. Each group reads as
+        # its label, then a table of its rows under the header (an empty one if there is none); a
+        # column empty in every row (an indent) goes.
+        named = read[0][1] and not label[0]
+        header_texts = read[0][0] if named else []
+        body = [t for (t, _, _), is_label in zip(read[named:], label[named:], strict=True) if not is_label]
+        columns = max((len(texts) for texts in body), default=0)
+        kept = [c for c in range(columns) if any(c < len(t) and t[c].strip() for t in body)]
+
+        def row(texts: list[str]) -> str:
+            return "| " + " | ".join(texts[c] if c < len(texts) else "" for c in kept) + " |"
+
+        group: list[str] = []
+
+        def table() -> None:
+            if group:
+                rule = "| " + " | ".join("---" for _ in kept) + " |"
+                self.blocks.append(Block("table", "\n".join([row(header_texts), rule, *group])))
+                group.clear()
+
+        for (texts, _, _), is_label in zip(read[named:], label[named:], strict=True):
+            if is_label:
+                table()
+                self.blocks.append(Block("para", texts[0]))
+            else:
+                group.append(row(texts))
+        table()
 
     def _read(self, node: LexborNode, depth: int, skip: tuple[str, ...] = (), level: int = 1) -> list[Block]:
         """`node`'s blocks, read apart from the page's (a list item, a cell, a definition, an
@@ -646,6 +684,13 @@ class _Walker:
         href = node.attributes.get("href")
         if href:
             self.links.append(href)
+
+
+def _colspan(cell: LexborNode) -> int:
+    try:
+        return max(1, min(int(cell.attributes.get("colspan") or 1), 1000))
+    except ValueError:
+        return 1
 
 
 def _own_rows(table: LexborNode) -> list[LexborNode]:

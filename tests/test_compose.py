@@ -776,3 +776,28 @@ def test_rows_that_answer_as_well_follow_the_lead_in_the_table_s_order():
     assert len(names) >= 3 and names[0] == "loop.index", lines
     table = [line.split(" ")[1] for line in LOOP.split("\n")[6:]]
     assert names[1:] == sorted(names[1:], key=table.index), lines
+
+
+OPTIONS = """## borg create
+
+**options**
+
+|  |  |
+| --- | --- |
+| `-n`, `--dry-run` | do not create a backup archive |
+| `--json` | output stats as JSON. Implies `--stats`. |
+| `--exclude-caches` | exclude directories that contain a CACHEDIR.TAG file |"""
+
+
+def test_a_row_of_a_table_without_column_names_reads_as_its_cells():
+    """A table read without a header row (Sphinx's option tables) has empty column names: its
+    row is "- `--exclude-caches` — exclude directories …", not ": exclude …" or an empty "- "."""
+    composition = compose(
+        query("What does --exclude-caches do?"),
+        [evidence("/usage/create.html#borg-create", "borg create", "borg create", OPTIONS)],
+    )
+    lead = composition.parts[0].text
+    assert lead.startswith("- `--exclude-caches` — exclude directories that contain a CACHEDIR.TAG file"), (
+        lead
+    )
+    assert ": exclude" not in lead

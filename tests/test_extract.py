@@ -689,3 +689,51 @@ Run <cite>borg check --repair</cite> after a <cite>Broken pipe</cite>, as
     content = extract(html, "/t.html").content
     assert "configures Jinja to `trim_blocks`, the first" in content
     assert "Run `borg check --repair` after a Broken pipe, as The Art of Computer Programming" in content
+
+
+def test_an_option_table_grouped_under_labels_reads_as_labelled_tables_without_a_made_up_header():
+    """Sphinx option tables (Borg's `borg create`: no header row, rows grouped under full-width
+    labels, an empty first column for indent) read as each label, then its rows; the first label
+    was taken for the header and every answer from such a row was an empty "- ". A header-less
+    table whose first row names the columns (Flask's "URL | Method | Description") keeps it."""
+    html = b"""<html><head><title>T</title></head><body><main><h1>borg create</h1>
+<table class="borg-options-table docutils"><tbody>
+<tr><td colspan="3"><p><strong>positional arguments</strong></p></td></tr>
+<tr><td></td><td><p><code>ARCHIVE</code></p></td><td><p>name of archive to create</p></td></tr>
+<tr><td colspan="3"><p><strong>options</strong></p></td></tr>
+<tr><td></td><td><p><code>--json</code></p></td><td><p>output stats as JSON.</p></td></tr>
+<tr><td></td><td><p><code>-s</code>, <code>--stats</code></p></td><td><p>print statistics</p></td></tr>
+</tbody></table>
+<table class="docutils"><tbody>
+<tr><td><p>URL</p></td><td><p>Method</p></td></tr>
+<tr><td><p><code>/users/</code></p></td><td><p><code>GET</code></p></td></tr>
+</tbody></table>
+</main></body></html>"""
+    content = extract(html, "/usage/create.html").content
+    assert (
+        "**positional arguments**\n\n|  |  |\n| --- | --- |\n| `ARCHIVE` | name of archive to create |\n\n"
+        "**options**\n\n|  |  |\n| --- | --- |\n| `--json` | output stats as JSON. |\n"
+        "| `-s`, `--stats` | print statistics |"
+    ) in content
+    assert "| URL | Method |\n| `/users/` | `GET` |" in content
+
+
+def test_labelled_groups_under_a_header_keep_it_and_a_summary_of_names_has_none():
+    """A header row is each group's header; Sphinx's autosummary (a name and its summary, no
+    header) no longer spends its first row as the header."""
+    html = b"""<html><head><title>T</title></head><body><main><h1>T</h1>
+<table><thead><tr><th>Name</th><th>Meaning</th></tr></thead><tbody>
+<tr><td colspan="2"><strong>Basics</strong></td></tr><tr><td>a</td><td>first</td></tr>
+<tr><td colspan="2"><strong>More</strong></td></tr><tr><td>b</td><td>second</td></tr></tbody></table>
+<table class="autosummary longtable"><tbody>
+<tr><td><code>Schema</code></td><td>Base schema class.</td></tr>
+<tr><td><code>fields</code></td><td>Field classes.</td></tr></tbody></table>
+</main></body></html>"""
+    content = extract(html, "/t.html").content
+    assert (
+        "**Basics**\n\n| Name | Meaning |\n| --- | --- |\n| a | first |\n\n**More**\n\n| Name | Meaning |"
+        in content
+    )
+    assert (
+        "|  |  |\n| --- | --- |\n| `Schema` | Base schema class. |\n| `fields` | Field classes. |" in content
+    )
