@@ -801,3 +801,37 @@ def test_a_row_of_a_table_without_column_names_reads_as_its_cells():
         lead
     )
     assert ": exclude" not in lead
+
+
+SESSION = """### aiohttp.ClientSession
+
+The class for creating client sessions and making requests.
+
+- **raise_for_status** (bool) – Call `raise_for_status()` for each response; overridden per request, e.g.:
+
+```python
+client_session = aiohttp.ClientSession(raise_for_status=True)
+resp = await client_session.get(url, raise_for_status=False)
+```
+
+- **timeout** – the total timeout of all requests of the `ClientSession`: a `ClientTimeout`, 300 s by default.
+- **read_bufsize** (int) – Size of the read buffer. 64 KiB by default."""
+
+
+def test_a_heading_that_names_the_asked_token_does_not_make_its_code_lead():
+    """The section's heading names `ClientSession`: that speaks for every unit of the section and
+    is not the code's own merit. Scaled with the code factor, it made a `raise_for_status` example
+    lead "How do I set a timeout for all requests of a ClientSession?"."""
+    composition = compose(
+        query("How do I set a timeout for all requests of a ClientSession?"),
+        [
+            evidence(
+                "/client_reference.html#aiohttp.ClientSession",
+                "Client Reference",
+                "aiohttp.ClientSession",
+                SESSION,
+            )
+        ],
+    )
+    lead = composition.parts[0].text
+    assert "timeout" in lead and "raise_for_status" not in lead, lead
