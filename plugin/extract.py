@@ -612,7 +612,7 @@ class _Walker:
         for (texts, _, _), is_label in zip(read[named:], label[named:], strict=True):
             if is_label:
                 table()
-                self.blocks.append(Block("para", texts[0]))
+                self.blocks.append(Block("para", texts[0].replace("\\|", "|")))  # prose: no escape
             else:
                 group.append(row(texts))
         table()
