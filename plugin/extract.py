@@ -789,17 +789,21 @@ def _is_content_aside(node: LexborNode) -> bool:
 
 
 def heading_anchor(node: LexborNode) -> str:
-    """Where a link to the heading lands: its own id (MkDocs); an id inside it; the id of the
-    section it opens (Sphinx's `<section id>`, texinfo's `<div class="chapter" id>`), which its
-    permalink ("¶", `a.headerlink`) also names; else an empty anchor element just before it
-    (Doxygen's `<a name>`, a reference target's `<span id>`); else a link inside it to a
-    fragment, other than a table of contents' back-link ("Basics" → `#id5`)."""
+    """Where a link to the heading lands: its own id (MkDocs); an id or a named anchor inside it
+    (DocBook's `<a name>`); the id of the section it opens (Sphinx's `<section id>`, texinfo's
+    `<div class="chapter" id>`), which its permalink ("¶", `a.headerlink`) also names; else an
+    empty anchor element just before it (Doxygen's `<a name>`, a reference target's `<span id>`);
+    else a link inside it to a fragment, other than a table of contents' back-link ("Basics" →
+    `#id5`)."""
     anchor = node.attributes.get("id") or ""
     if anchor:
         return anchor
     inner = node.css_first("[id]")
     if inner is not None and inner.attributes.get("id"):
         return inner.attributes["id"] or ""
+    named = node.css_first("a[name]")  # DocBook, older HTML: <h2><a name="undo"></a>Undo</h2>
+    if named is not None and named.attributes.get("name"):
+        return named.attributes["name"] or ""
     parent = node.parent
     if parent is not None and parent.tag in ("header", "hgroup"):  # <section id><header><h3>
         parent = parent.parent

@@ -737,3 +737,15 @@ def test_labelled_groups_under_a_header_keep_it_and_a_summary_of_names_has_none(
     assert (
         "|  |  |\n| --- | --- |\n| `Schema` | Base schema class. |\n| `fields` | Field classes. |" in content
     )
+
+
+def test_a_named_anchor_inside_a_heading_is_its_anchor():
+    """DocBook (Git's user manual) and older HTML mark a heading's target with `<a name>` inside
+    it; the manual's 110 sections were all cited as the whole page."""
+    html = b"""<html><head><title>Git User Manual</title></head><body>
+<div class="titlepage"><h1 class="title"><a name="id-1"></a>Git User Manual</h1></div>
+<div class="section"><h2 class="title"><a name="fixing-mistakes"></a>Fixing mistakes</h2>
+<p>If you make a commit that you later wish you had not, there are two ways to fix it.</p></div>
+</body></html>"""
+    page = extract(html, "/user-manual.html")
+    assert [(h.text, h.anchor) for h in page.headings][-1] == ("Fixing mistakes", "fixing-mistakes")
