@@ -129,6 +129,7 @@ class Unit:
     kind: str  # prose | code | row
     text: str
     score: float = 0.0
+    cut: bool = False  # a sentence its code block cuts off ("To create a key export use")
 
 
 def _units(index: int, evidence: Evidence) -> list[Unit]:
@@ -141,6 +142,10 @@ def _units(index: int, evidence: Evidence) -> list[Unit]:
     table_header: str | None = None
     for block in _blocks(text):
         if block.startswith("```"):
+            before = units[-1] if units else None
+            if before is not None and before.kind == "prose" and before.order == position - 1:
+                end = before.text.rstrip()[-1:]
+                before.cut = (end.isalnum() or end == "`") and not _LIST_ITEM.match(before.text)
             units.append(Unit(index, position, "code", block))
         elif block.startswith("#"):
             table_header = None
@@ -254,7 +259,12 @@ def compose(
     for unit in extra:
         home = next((g for g in groups if g.evidence == unit.evidence), None)
         lead_kind = home.leads[0].kind if home is not None else ""
-        if home is not None and lead_kind != "code" and (unit.kind == "row") == (lead_kind == "row"):
+        if (
+            home is not None
+            and lead_kind != "code"
+            and (unit.kind == "row") == (lead_kind == "row")
+            and not _announces(home.leads[-1])  # what a lead announces follows it, not this
+        ):
             home.leads.append(unit)
         elif home is not None:
             home.support.append(unit)  # a sentence that qualifies a table row is quoted after it
@@ -422,8 +432,10 @@ def _section_units(units: list[Unit], evidence: int, stale: set[int]) -> list[Un
 
 
 def _announces(unit: Unit) -> bool:
-    """A sentence ending with a colon announces what follows it: its code, its list or its table."""
-    return unit.kind == "prose" and unit.text.rstrip().endswith(":")
+    """A sentence ending with a colon announces what follows it: its code, its list or its table;
+    so does one that its code block cuts off ("To create a key export use", then the command) or
+    a file's label ("`main.py`")."""
+    return unit.kind == "prose" and (unit.text.rstrip().endswith(":") or unit.cut)
 
 
 def _continuation(following: list[Unit]) -> list[Unit]:
@@ -690,7 +702,15 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
         group = _Group(group.evidence, group.leads, [u for u in group.support if u is not group.intro])
     else:
         parts.append(Part("lead", " ".join(u.text for u in group.leads), source.url))
-    for block in _blocks_of(sorted(group.support, key=lambda u: u.order)):
+    # What the last lead announces (its code, its list) reads right after it; the rest in order.
+    support = {u.order: u for u in group.support}
+    announced: list[Unit] = []
+    if _announces(group.leads[-1]):
+        at = group.leads[-1].order + 1
+        while at in support:
+            announced.append(support.pop(at))
+            at += 1
+    for block in _blocks_of(announced) + _blocks_of(sorted(support.values(), key=lambda u: u.order)):
         kind = "code" if block.startswith("```") else "support"
         text = block if kind == "code" else "\n".join("> " + line for line in block.split("\n"))
         parts.append(Part(kind, text, source.url))

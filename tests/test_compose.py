@@ -835,3 +835,34 @@ def test_a_heading_that_names_the_asked_token_does_not_make_its_code_lead():
     )
     lead = composition.parts[0].text
     assert "timeout" in lead and "raise_for_status" not in lead, lead
+
+
+TREES = """## Merging multiple trees
+
+Git can help you perform a three-way merge. The usual situation is that you do one three-way
+merge and commit the result, but you can merge several branches in one go.
+
+You should now look up the tree objects of those commits, which you can easily do with
+
+```
+$ git cat-file commit <commitname> | head -1
+```
+
+since the tree object information is always the first line in a commit object."""
+
+
+def test_a_sentence_its_code_block_cuts_off_reads_with_its_code():
+    """Git's manual writes "…which you can easily do with", the command, then "since …": the
+    sentence was quoted, then another one glued to it ("…do with The usual situation is…"), and
+    the command after both. What a lead announces now follows it, and nothing is glued on."""
+    composition = compose(
+        query("How do I look up the tree objects of several commits?"),
+        [
+            evidence(
+                "/user-manual.html#merging-multiple-trees", "Git User Manual", "Merging multiple trees", TREES
+            )
+        ],
+    )
+    texts = [part.text for part in composition.parts]
+    lead = next(i for i, t in enumerate(texts) if t.endswith("which you can easily do with"))
+    assert texts[lead + 1].startswith("```\n$ git cat-file commit"), texts
