@@ -499,11 +499,12 @@ class _Walker:
     def _code(self, node: LexborNode) -> None:
         self.flush()
         code_node = node.css_first("code") or node
+        above = _ancestors(node, 3)  # a language class sits up to two levels up, a terminal's three
         classes = " ".join(
             filter(
                 None,
                 [code_node.attributes.get("class"), node.attributes.get("class")]
-                + [p.attributes.get("class") for p in _ancestors(node, 2)],
+                + [p.attributes.get("class") for p in above[:2]],
             )
         )
         match = LANGUAGE_CLASS.search(classes or "")
@@ -511,7 +512,7 @@ class _Walker:
         for junk in node.css(CODE_JUNK):
             junk.decompose()
         text = code_node.text(deep=True).strip("\n")
-        if any(_TERMINAL.search(p.attributes.get("class") or "") for p in _ancestors(node, 3)):
+        if any(_TERMINAL.search(p.attributes.get("class") or "") for p in above):
             text = html_lib.unescape(_MARKUP_TAG.sub("", text))
         if text.strip():
             self.blocks.append(Block("code", f"```{language}\n{text.rstrip()}\n```"))
