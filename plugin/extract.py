@@ -584,9 +584,9 @@ class _Walker:
         if not any(label) and "autosummary" not in classes:
             rows = []
             for texts, th, _ in read:
-                rows.append("| " + " | ".join(texts) + " |")
+                rows.append(_md_row(texts))
                 if len(rows) == 1 and th:
-                    rows.append("| " + " | ".join("---" for _ in texts) + " |")
+                    rows.append(_md_row(["---"] * len(texts)))
             self.blocks.append(Block("table", "\n".join(rows)))
             return
         # Rows grouped under full-width labels (Sphinx's option tables: "options", then its rows)
@@ -600,13 +600,13 @@ class _Walker:
         kept = [c for c in range(columns) if any(c < len(t) and t[c].strip() for t in body)]
 
         def row(texts: list[str]) -> str:
-            return "| " + " | ".join(texts[c] if c < len(texts) else "" for c in kept) + " |"
+            return _md_row([texts[c] if c < len(texts) else "" for c in kept])
 
         group: list[str] = []
 
         def table() -> None:
             if group:
-                rule = "| " + " | ".join("---" for _ in kept) + " |"
+                rule = _md_row(["---"] * len(kept))
                 self.blocks.append(Block("table", "\n".join([row(header_texts), rule, *group])))
                 group.clear()
 
@@ -685,6 +685,10 @@ class _Walker:
         href = node.attributes.get("href")
         if href:
             self.links.append(href)
+
+
+def _md_row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def _colspan(cell: LexborNode) -> int:
