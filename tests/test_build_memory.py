@@ -26,12 +26,16 @@ def _page(url: str, paras: list[str], kind: str = "page", links: list[str] | Non
 def _reference(pages: list[ExtractedPage]) -> list[str]:
     """The listing rule with a set of owning URLs per shingle."""
     shingles: dict[str, set[int]] = {}
+    openings: dict[str, int] = {}
     owners: dict[int, set[str]] = {}
     for page in pages:
         words = " ".join(b.text for b in page.blocks if b.kind in ("para", "list", "note"))
         tokens = normalized(words).split()
-        grams = {hash(" ".join(tokens[i : i + 8])) for i in range(len(tokens) - 7)}
+        runs = [hash(" ".join(tokens[i : i + 8])) for i in range(len(tokens) - 7)]
+        grams = set(runs)
         shingles[page.url] = grams
+        if runs:
+            openings[page.url] = runs[0]
         for gram in grams:
             owners.setdefault(gram, set()).add(page.url)
     kinds = []
@@ -41,7 +45,8 @@ def _reference(pages: list[ExtractedPage]) -> list[str]:
         if kind == "page" and len(grams) >= 10:
             shared = [g for g in grams if len(owners[g]) > 1]
             sources = {o for g in shared for o in owners[g]} - {page.url}
-            linked = sources & {link.split("#")[0] for link in page.links}
+            opened = {o for o in sources if openings[o] in grams}
+            linked = opened & {link.split("#")[0] for link in page.links}
             per_source = [sum(1 for g in shared if o in owners[g]) for o in sources]
             spread = max(per_source, default=0) <= 0.6 * len(shared)
             if len(shared) / len(grams) >= 0.5 and len(sources) >= 2 and len(linked) >= 2 and spread:
@@ -88,7 +93,9 @@ def test_listings_are_marked_as_the_set_based_rule_marks_them(tmp_path, monkeypa
             kind = rng.choice(["page", "page", "page", "changelog"])
             # Digests link to some, all or none of what they quote (a listing links to its sources).
             links = [f"/s{trial}-{i}/#top" for i in picked if rng.random() < 0.7]
-            pages.append(_page(f"/d{trial}-{n}/", [sources[i] for i in picked] + own, kind, links))
+            # Whole sources, or their middles (text a manual page includes, not an excerpt).
+            quoted = [sources[i] if rng.random() < 0.7 else " ".join(sources[i].split()[3:]) for i in picked]
+            pages.append(_page(f"/d{trial}-{n}/", quoted + own, kind, links))
         rng.shuffle(pages)
         expected = _reference(pages)
         assert _marked(tmp_path, pages, [p.content for p in rng.sample(pages, 3)]) == expected
@@ -103,6 +110,16 @@ def test_listings_are_marked_as_the_set_based_rule_marks_them(tmp_path, monkeypa
     # Mostly one other page, a line of a second, linking to both: a copy, not a listing.
     copy = _page("/schema/", [reference, " ".join(WORDS[::-1])], links=["/api/#x", "/fields/#y"])
     assert _marked(tmp_path, [*guide, copy])[-1] == "page"
+    # Git's log page includes the option text of show, diff, rev-list and format-patch and
+    # links to them; each of those opens with its own words: a page. A digest quoting the same
+    # pages from their start is a listing.
+    options = [" ".join(rng.choices(WORDS, k=40)) for _ in range(4)]
+    manuals = [_page(f"/git-{n}/", [" ".join(rng.choices(WORDS, k=12)), options[n]]) for n in range(4)]
+    links = [f"/git-{n}/" for n in range(4)]
+    log = _page("/git-log/", ["git log shows the commit logs", *options], links=links)
+    digest = _page("/digest/", [p.content for p in manuals], links=links)
+    assert _marked(tmp_path, [*manuals, log])[-1] == "page"
+    assert _marked(tmp_path, [*manuals, digest])[-1] == "listing"
     assert _marked(tmp_path, []) == [] and _marked(tmp_path, [_page("/a/", ["too short"])]) == ["page"]
 
 
