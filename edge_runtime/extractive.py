@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence, heading_names
 from askdocs.edge_runtime.i18n import phrase
-from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms, names_in
+from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms, names_in, opposed
 from askdocs.edge_runtime.search import SITE_LINK
 
 from askdocs import lexical
@@ -116,6 +116,11 @@ SHORT_SECTION_CODE = 2
 # A changelog line names a thing ("Added `raise_app_exceptions`"); the page that documents it
 # explains it. Unless the question is about versions or changes, the explanation answers.
 CHANGELOG_WEIGHT = 0.6
+# A section headed by the opposite of an asked word ("Streaming Uploads" for "download a large
+# file"), and a sentence that says it: each weighs this much. No answer of the three dev columns
+# changed (96 of their questions hold such a word); Requests' "download a large file without
+# loading it into memory" is answered from `stream=True`, not from streaming uploads.
+OPPOSITE_WEIGHT = 0.3
 # A follow-up that borrowed the previous question's words: units of other pages than retrieval's
 # first (README, Quality: chosen on the tuning follow-ups; held-out follow-ups' citation
 # precision 0.65 -> 0.80).
@@ -297,6 +302,9 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
     headings = [_terms(query.locale, e.heading) for e in pool]
+    opposite = opposed(query.locale, key_terms)
+    # Sections headed by the opposite of an asked word and not by the word itself.
+    contrary = [any(o & h and t not in h for t, o in opposite.items()) for h in headings]
     # How much of the question each whole section covers: answers come from sections that
     # address all of it, not from stray sentences that share a word or two.
     # Each term weighs its rarity in the reader's docs ("memory" says more than "server").
@@ -343,6 +351,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         elif version and not (_VERSION.search(unit.text) or _VERSION.search(source.heading)):
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
+        if contrary[unit.evidence]:
+            score *= OPPOSITE_WEIGHT
+        if any(o & terms and t not in terms for t, o in opposite.items()):
+            score *= OPPOSITE_WEIGHT  # the sentence itself says the other way
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
         if source.page_kind == "changelog" and not query.temporal:

@@ -152,6 +152,62 @@ class Query:
         return self.message if self.history and self.text != self.message else self.text
 
 
+# Words whose opposite shares the rest of a passage's words: "Streaming Uploads" ("send large
+# streams or files without reading them into memory") matches "download a large file without
+# loading it into memory" in every word but the one that says which way.
+_OPPOSITES = {
+    "en": (
+        "download upload",
+        "import export",
+        "encode decode",
+        "encrypt decrypt",
+        "serialize deserialize",
+        "serialization deserialization",
+        "compress decompress",
+        "enable disable",
+        "install uninstall",
+        "inbound outbound",
+        "incoming outgoing",
+        "login logout",
+        "synchronous asynchronous",
+        "sync async",
+        "minimum maximum",
+        "uppercase lowercase",
+        "ascending descending",
+    ),
+    "es": (
+        "importar exportar",
+        "codificar decodificar",
+        "cifrar descifrar",
+        "serializar deserializar",
+        "comprimir descomprimir",
+        "habilitar deshabilitar",
+        "instalar desinstalar",
+        "síncrono asíncrono",
+        "mínimo máximo",
+    ),
+}
+
+
+@cache
+def _opposite_stems(locale: str) -> dict[str, frozenset[str]]:
+    opposite: dict[str, set[str]] = {}
+    for pair in _OPPOSITES.get(locale, ()):
+        first, second = (lexical.stem_terms(locale, word) for word in pair.split())
+        for a in first:
+            opposite.setdefault(a, set()).update(second - first)
+        for b in second:
+            opposite.setdefault(b, set()).update(first - second)
+    return {term: frozenset(found) for term, found in opposite.items() if found}
+
+
+def opposed(locale: str, terms: frozenset[str]) -> dict[str, frozenset[str]]:
+    """For each of `terms` that has an opposite the question does not also name: those
+    opposites ({"download": {"upload"}})."""
+    table = _opposite_stems(locale)
+    return {t: table[t] - terms for t in terms if t in table and table[t] - terms}
+
+
 def identifier_tokens(text: str) -> tuple[str, ...]:
     """Tokens that name something exactly: flags, env vars, codes, dotted names."""
     out: list[str] = []

@@ -866,3 +866,28 @@ def test_a_sentence_its_code_block_cuts_off_reads_with_its_code():
     texts = [part.text for part in composition.parts]
     lead = next(i for i, t in enumerate(texts) if t.endswith("which you can easily do with"))
     assert texts[lead + 1].startswith("```\n$ git cat-file commit"), texts
+
+
+UPLOADS = """## Streaming Uploads
+
+Requests supports streaming uploads, which allow you to send large streams or files without
+reading them into memory. To stream and upload, provide a file-like object for your body."""
+
+BODY = """## Body Content Workflow
+
+By default, when you make a request, the body of the response is downloaded immediately. You
+can override this behaviour and defer downloading the response body until you access the
+`Response.content` attribute with the `stream` parameter."""
+
+
+def test_a_section_about_the_opposite_direction_does_not_answer():
+    """ "Streaming Uploads" holds every word of "download a large file without loading it into
+    memory" but the one that says which way; the section about downloads answers."""
+    pool = [
+        evidence("/advanced/#streaming-uploads", "Advanced", "Advanced › Streaming Uploads", UPLOADS),
+        evidence("/advanced/#body", "Advanced", "Advanced › Body Content Workflow", BODY, 0.8, 1),
+    ]
+    download = compose(query("How do I download a large file without loading it all into memory?"), pool)
+    assert download.cited[0].url == "/advanced/#body", rendered(download)
+    upload = compose(query("How do I upload a large file without reading it all into memory?"), pool)
+    assert upload.cited[0].url == "/advanced/#streaming-uploads", rendered(upload)
