@@ -28,6 +28,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence, heading_names
@@ -194,6 +195,37 @@ def _terms(locale: str, text: str) -> set[str]:
     return lexical.stem_terms(locale, SITE_LINK.sub(r"\1", text))
 
 
+def _abbreviating(query: Query, terms: set[str]) -> set[str]:
+    """`terms` with the key terms they abbreviate: a name that is no word of the language
+    ("approx", "auth", "param") and starts an asked word ("approximately"). pytest's
+    `pytest.approx` section answers "compare floating point numbers approximately" (a doctest
+    option sharing "floating-point numbers" led). Tuning citation precision 0.823 -> 0.825, fact
+    recall unchanged; measured once after, held-out 0.853 -> 0.860, fresh unchanged."""
+    starts = _starts(query.key_terms)
+    found = {k for t in terms & starts.keys() if _abbreviation(query.locale, t) for k in starts[t]}
+    return terms | found if found else terms
+
+
+@lru_cache(maxsize=256)
+def _starts(key_terms: frozenset[str]) -> dict[str, frozenset[str]]:
+    """Each beginning of four letters or more of the key terms (not a whole one): the terms."""
+    starts: dict[str, set[str]] = {}
+    for term in key_terms:
+        for end in range(4, len(term)):
+            starts.setdefault(term[:end], set()).add(term)
+    return {start: frozenset(found) for start, found in starts.items()}
+
+
+@lru_cache(maxsize=65536)
+def _abbreviation(locale: str, term: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    try:
+        return term.isalpha() and zipf_frequency(term, locale) < 4.0
+    except LookupError:  # no word list for the language: nothing is called an abbreviation
+        return False
+
+
 @dataclass
 class Composition:
     parts: list[Part]
@@ -237,7 +269,7 @@ def compose(
         ]
     if not units:
         return Composition([], [])
-    unit_terms = [_terms(query.locale, u.text) for u in units]
+    unit_terms = [_abbreviating(query, _terms(query.locale, u.text)) for u in units]
     _score(query, pool, units, unit_terms, term_weights or {}, relevance)
     stale = {id(units[i]) for i in _superseded(units, unit_terms, pool)}
     ranked = sorted((u for u in units if u.score > 0 and id(u) not in stale), key=lambda u: -u.score)
@@ -301,7 +333,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     for terms in unit_terms:
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
-    headings = [_terms(query.locale, e.heading) for e in pool]
+    headings = [_abbreviating(query, _terms(query.locale, e.heading)) for e in pool]
     opposite = opposed(query.locale, key_terms)
     # Sections headed by the opposite of an asked word and not by the word itself.
     contrary = [any(o & h and t not in h for t, o in opposite.items()) for h in headings]

@@ -9,7 +9,7 @@ from dataclasses import replace
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import Evidence, _section_text, assess, heading_names
-from askdocs.edge_runtime.extractive import asks, compose, procedural
+from askdocs.edge_runtime.extractive import _abbreviating, asks, compose, procedural
 from askdocs.edge_runtime.query import Query, about_history, identifier_tokens, key_terms
 from askdocs.edge_runtime.search import Hit, SearchOutcome
 
@@ -891,3 +891,32 @@ def test_a_section_about_the_opposite_direction_does_not_answer():
     assert download.cited[0].url == "/advanced/#body", rendered(download)
     upload = compose(query("How do I upload a large file without reading it all into memory?"), pool)
     assert upload.cited[0].url == "/advanced/#streaming-uploads", rendered(upload)
+
+
+APPROX = """## pytest.approx
+
+Assert that two numbers (or two ordered sequences of numbers) are equal to each other within
+some tolerance. The `approx` class performs floating-point comparisons using a syntax that's as
+intuitive as possible."""
+
+DOCTEST_NUMBER = """## Using doctest options
+
+- `NUMBER`: when enabled, floating-point numbers only need to match as far as the precision you
+  have written in the expected doctest output."""
+
+
+def test_a_name_that_abbreviates_an_asked_word_matches_it():
+    """`approx` is "approximately" in a name: the section it heads answers, not a doctest option
+    that shares "floating-point numbers"."""
+    pool = [
+        evidence("/how-to/doctest/#options", "doctest", "doctest › Using doctest options", DOCTEST_NUMBER),
+        evidence(
+            "/reference/#pytest-approx", "API Reference", "API Reference › pytest.approx", APPROX, 0.95, 1
+        ),
+    ]
+    composition = compose(query("How do I compare floating point numbers approximately?"), pool)
+    assert composition.cited[0].url == "/reference/#pytest-approx", rendered(composition)
+    # An everyday word is no abbreviation: "form" does not match "format", nor "time" "timeout".
+    asked = query("Which format and timeout does the authentication parameter take?")
+    found = _abbreviating(asked, {"form", "time", "auth", "param"})
+    assert found == {"form", "time", "auth", "param", "authent", "paramet"}
