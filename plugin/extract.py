@@ -1174,7 +1174,15 @@ def extract(
         walker.flush()
         blocks, links = walker.blocks, walker.links
     first = next((i for i, b in enumerate(blocks) if b.kind == "heading" and b.level == 1), None)
-    if first and blocks[first].text == title:  # a version banner or badges above the page's title
+    if first is None and title:
+        # The title one level down, the content's first heading (mdBook: "## Variables and
+        # Mutability" in <main>, the book's name the h1 of the menu): the page's own heading,
+        # not a section of a page titled the same ("Variables and Mutability › Variables and
+        # Mutability › Constants").
+        top = next((i for i, b in enumerate(blocks) if b.kind == "heading"), None)
+        if top is not None and " ".join(blocks[top].text.split()).lower() == " ".join(title.split()).lower():
+            blocks[top].level, first = 1, top
+    if first and blocks[first].text.lower() == title.lower():  # a banner or badges above the title
         above = sum(len(b.text.split()) if b.kind == "para" else BANNER_WORDS for b in blocks[:first])
         if above < BANNER_WORDS:
             del blocks[:first]

@@ -749,3 +749,27 @@ def test_a_named_anchor_inside_a_heading_is_its_anchor():
 </body></html>"""
     page = extract(html, "/user-manual.html")
     assert [(h.text, h.anchor) for h in page.headings][-1] == ("Fixing mistakes", "fixing-mistakes")
+
+
+def test_a_title_one_level_down_is_the_page_s_heading_not_a_section_of_it():
+    """mdBook: the book's name is the menu's h1, outside <main>; the chapter opens with an h2
+    holding the page's title. That h2 is the page's heading (its sections are not filed under the
+    title twice), and keeps its anchor."""
+    html = (
+        "<html lang='en'><head><title>Variables and Mutability - The Rust Programming Language</title>"
+        "</head><body><h1 class='menu-title'>The Rust Programming Language</h1><main>"
+        "<h2 id='variables-and-mutability'><a class='header' href='#variables-and-mutability'>"
+        "Variables and Mutability</a></h2><p>By default, variables are immutable.</p>"
+        "<h3 id='constants'><a class='header' href='#constants'>Constants</a></h3>"
+        "<p>Constants are always immutable.</p></main></body></html>"
+    )
+    page = extract(html, "/ch03-01-variables-and-mutability.html")
+    assert page.title == "Variables and Mutability"
+    assert [(h.level, h.text, h.anchor) for h in page.headings] == [
+        (1, "Variables and Mutability", "variables-and-mutability"),
+        (3, "Constants", "constants"),
+    ]
+    # A first heading that is not the title is a section under it.
+    other = extract(html.replace("Variables and Mutability</a></h2>", "Variables</a></h2>"), "/x.html")
+    levels = [(h.level, h.text) for h in other.headings]
+    assert levels[:2] == [(1, "Variables and Mutability"), (2, "Variables")]
