@@ -56,6 +56,7 @@ from askdocs.spill import RecordFile
 log = logging.getLogger("askdocs.build")
 
 MAX_CONTENT_CHARS = 2_000_000
+SHOWN_PER_WARNING = 5  # pages logged for each kind of page warning; the rest are counted
 MAX_SUGGESTED_CONFIGURED = 10
 MAX_QUESTION_CHARS = 300
 _LOCALE = re.compile(r"^[a-z]{2,3}$")
@@ -203,6 +204,7 @@ class IndexBuilder:
         self._excluded: set[str] = set()
         self._suspects: set[str] = set()  # URLs that may be new or changed since the last build
         self.report = BuildReport()
+        self._repeated: dict[str, list] = {}  # a page warning → [pages with it, one not logged]
         self._cache = BuildCache.for_site(options.site_dir, options.site_url, "extract", logger)
         self._term_cache = BuildCache.for_site(options.site_dir, options.site_url, "terms", logger)
         self._spill = Path(tempfile.mkdtemp(prefix="askdocs-build-"))
@@ -274,7 +276,7 @@ class IndexBuilder:
             self._paths.pop(self._pages.pop(page.url, -1), None)
             return None
         for message in page.warnings:
-            self._warn(f"{where}: {message}")
+            self._page_warning(where, message)
         if len(page.content) > MAX_CONTENT_CHARS:
             self._warn(
                 f"{where}: {len(page.content):,} characters of text; indexed the first {MAX_CONTENT_CHARS:,}"
@@ -445,6 +447,7 @@ class IndexBuilder:
         self._cache.save()
         self._term_cache.save()
         report.seconds = time.perf_counter() - started
+        self._repeated_warnings()
         self.log.info(report.summary())
         return report
 
@@ -521,6 +524,24 @@ class IndexBuilder:
     def _warn(self, message: str) -> None:
         self.report.warnings += 1
         self.log.warning("%s", message)
+
+    def _page_warning(self, where: str, message: str) -> None:
+        """A page's own warning: the first few of each kind are logged, the rest counted (a
+        generator without <main> gave one line per page, 767 lines for SQLite's docs) and named
+        in one line when the build ends."""
+        seen = self._repeated.setdefault(message, [0, ""])
+        seen[0] += 1
+        if seen[0] <= SHOWN_PER_WARNING:
+            self._warn(f"{where}: {message}")
+            return
+        self.report.warnings += 1
+        seen[1] = seen[1] or where
+
+    def _repeated_warnings(self) -> None:
+        for message, (count, example) in self._repeated.items():
+            if count > SHOWN_PER_WARNING:
+                more = count - SHOWN_PER_WARNING
+                self.log.warning("%d pages: %s (%d not listed above, e.g. %s)", count, message, more, example)
 
     def _write_pages(
         self, site: _Site, positions: np.ndarray, out: SetWriter, todo: _Todo, llms: LlmsFiles | None

@@ -466,3 +466,26 @@ def test_what_a_build_holds_per_page_is_bounded(tmp_path, monkeypatch, model_inf
     peak_per_page = (peak_large - peak_small) / 360
     assert held_per_page < 400, held_per_page
     assert peak_per_page < 2000, peak_per_page
+
+
+def test_a_warning_every_page_shares_is_logged_for_a_few_and_counted(tmp_path, monkeypatch, caplog):
+    """A generator without <main> (SQLite's docs): each page warns the same; the log names the
+    first five, then one line with the count and an example, and the report counts them all."""
+    from askdocs.plugin.builder import SHOWN_PER_WARNING, BuildOptions
+    from askdocs.plugin.sitedir import build_site
+
+    _stub_embedding(monkeypatch)
+    site = tmp_path / "site"
+    site.mkdir()
+    for n in range(SHOWN_PER_WARNING + 3):
+        paragraphs = "".join(f"<p>{' '.join([TOPICS[(n + k) % len(TOPICS)]] * 4)} {k}.</p>" for k in range(8))
+        body = f"<div class='nav'><a href='/'>Home</a></div><div><h1>Page {n}</h1>{paragraphs}</div>"
+        head = f"<head><title>P{n}</title></head>"
+        (site / f"p{n}.html").write_text(f"<html lang='en'>{head}<body>{body}</body></html>")
+    with caplog.at_level("WARNING", logger="askdocs.build"):
+        report = build_site(BuildOptions(site_dir=site, progress=False, threads=1))
+    lines = [r.getMessage() for r in caplog.records if "no <main>" in r.getMessage()]
+    assert len(lines) == SHOWN_PER_WARNING + 1, lines
+    assert lines[-1].startswith(f"{SHOWN_PER_WARNING + 3} pages: no <main>/<article> element")
+    assert "3 not listed above, e.g. " in lines[-1]
+    assert report.warnings >= SHOWN_PER_WARNING + 3
