@@ -1005,7 +1005,12 @@ def _meta(tree: LexborHTMLParser, name: str) -> str | None:
 
 
 def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
-    h1 = (main or tree.body or tree.root).css_first("h1") if (main or tree.body) else None
+    scope = main or tree.body
+    h1s = scope.css("h1") if scope is not None else []
+    named = _named_title(tree)
+    if len(h1s) > 1 and named:
+        return named  # h1s that number the page's parts ("1. Overview", "2. How WAL Works")
+    h1 = h1s[0] if h1s else None
     if h1 is not None:
         clone = LexborHTMLParser(h1.html or "").css_first("h1")
         if clone is not None:
@@ -1014,6 +1019,11 @@ def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
             text = heading_text(clone)
             if text:
                 return text
+    return named
+
+
+def _named_title(tree: LexborHTMLParser) -> str:
+    """The title the page's head gives (og:title, else <title> without the site's name)."""
     og = _meta(tree, "og:title")
     if og:
         return _clean(og)
@@ -1186,7 +1196,11 @@ def extract(
         above = sum(len(b.text.split()) if b.kind == "para" else BANNER_WORDS for b in blocks[:first])
         if above < BANNER_WORDS:
             del blocks[:first]
-    if (not blocks or blocks[0].kind != "heading" or blocks[0].level != 1) and title:
+    opened = bool(blocks) and blocks[0].kind == "heading" and blocks[0].level == 1
+    if opened and blocks[0].text != title:
+        # h1s that number the page's parts ("1. Overview"): the title from the head heads them.
+        opened = sum(b.kind == "heading" and b.level == 1 for b in blocks) < 2
+    if not opened and title:
         blocks.insert(0, Block("heading", title, level=1, anchor=""))
     content = render_blocks(blocks)
     if not content.strip():

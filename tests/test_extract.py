@@ -773,3 +773,23 @@ def test_a_title_one_level_down_is_the_page_s_heading_not_a_section_of_it():
     other = extract(html.replace("Variables and Mutability</a></h2>", "Variables</a></h2>"), "/x.html")
     levels = [(h.level, h.text) for h in other.headings]
     assert levels[:2] == [(1, "Variables and Mutability"), (2, "Variables")]
+
+
+def test_a_page_whose_h1s_number_its_parts_takes_its_title_from_the_head():
+    """SQLite's pages: one h1 per numbered part ("1. Overview", "2. How WAL Works"). The first
+    is not the page's title; <title> is ("1. Overview › 10. Backwards Compatibility" was every
+    citation of the WAL page)."""
+    html = (
+        "<html lang='en'><head><title>Write-Ahead Logging</title></head><body><div class='nosearch'>"
+        "<a href='index.html'>Home</a></div><div class='fancy'>"
+        "<h1 id='overview'><span>1. </span>Overview</h1><p>The default method is a rollback journal.</p>"
+        "<h1 id='how_wal_works'><span>2. </span>How WAL Works</h1><p>The original content is kept.</p>"
+        "<h2 id='checkpointing'><span>2.1. </span>Checkpointing</h2><p>Moving the WAL back.</p>"
+        "</div></body></html>"
+    )
+    page = extract(html, "/wal.html")
+    assert page.title == "Write-Ahead Logging"
+    assert [h.text for h in page.headings][:3] == ["Write-Ahead Logging", "1. Overview", "2. How WAL Works"]
+    # One h1: the page's title, whatever <title> says.
+    single = extract(html.replace("<h1 id='how_wal_works'>", "<h2 id='how_wal_works'>"), "/wal.html")
+    assert single.title == "1. Overview"
