@@ -226,6 +226,11 @@ def _abbreviation(locale: str, term: str) -> bool:
         return False
 
 
+def _contrary(opposite: dict[str, frozenset[str]], terms: set[str]) -> bool:
+    """`terms` name the opposite of an asked word (`query.opposed`) and not the word itself."""
+    return any(o & terms and t not in terms for t, o in opposite.items())
+
+
 @dataclass
 class Composition:
     parts: list[Part]
@@ -336,7 +341,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     headings = [_abbreviating(query, _terms(query.locale, e.heading)) for e in pool]
     opposite = opposed(query.locale, key_terms)
     # Sections headed by the opposite of an asked word and not by the word itself.
-    contrary = [any(o & h and t not in h for t, o in opposite.items()) for h in headings]
+    contrary = [_contrary(opposite, h) for h in headings]
     # How much of the question each whole section covers: answers come from sections that
     # address all of it, not from stray sentences that share a word or two.
     # Each term weighs its rarity in the reader's docs ("memory" says more than "server").
@@ -385,7 +390,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         if contrary[unit.evidence]:
             score *= OPPOSITE_WEIGHT
-        if any(o & terms and t not in terms for t, o in opposite.items()):
+        if _contrary(opposite, terms):
             score *= OPPOSITE_WEIGHT  # the sentence itself says the other way
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better

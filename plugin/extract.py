@@ -1007,8 +1007,7 @@ def _meta(tree: LexborHTMLParser, name: str) -> str | None:
 def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
     scope = main or tree.body
     h1s = scope.css("h1") if scope is not None else []
-    named = _named_title(tree)
-    if len(h1s) > 1 and named:
+    if len(h1s) > 1 and (named := _named_title(tree)):
         return named  # h1s that number the page's parts ("1. Overview", "2. How WAL Works")
     h1 = h1s[0] if h1s else None
     if h1 is not None:
@@ -1019,7 +1018,7 @@ def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
             text = heading_text(clone)
             if text:
                 return text
-    return named
+    return _named_title(tree)
 
 
 def _named_title(tree: LexborHTMLParser) -> str:
