@@ -197,6 +197,12 @@ _NOT_CONTAINERS = frozenset(
     ["p", "pre", "code", "li", "ul", "ol", "dl", "dd", "table", "thead", "tbody", "tr", "td", "blockquote"]
 )
 MAIN_SHARE = 0.7  # of the page's readable text, the content container must hold
+SECTION_SHARE = 0.05  # ... and no other section beside it this much (`_sections_beside`)
+# A <body> that is the content itself (man2html's manual pages, SQLite's pages: text, headings and
+# lists straight in <body>) is read whole when at most this share of its letters is link text;
+# else (a page of menus) trafilatura picks its content.
+BODY_LINK_SHARE = 0.5
+MENU_LINK_SHARE = 0.5  # above the first heading, a block with more link text than this is a menu
 # GNU texinfo (makeinfo) pages: the body is the node, less its navigation panels.
 _TEXINFO = ("makeinfo", "texi2any", "texi2html")
 _TEXINFO_CHROME = "div.header, div.nav-panel, hr"
@@ -499,6 +505,10 @@ class _Walker:
     def _code(self, node: LexborNode) -> None:
         self.flush()
         code_node = node.css_first("code") or node
+        if _letters(code_node.text(deep=True)) < _letters(node.text(deep=True)) // 2:
+            # Not the block's wrapper but a piece of it (DocBook's synopsis, "<code>string</code>
+            # LIKE <code>pattern</code>", was quoted as "string").
+            code_node = node
         above = _ancestors(node, 3)  # a language class sits up to two levels up, a terminal's three
         classes = " ".join(
             filter(
@@ -640,13 +650,18 @@ class _Walker:
             or "custom-block" in classes  # VitePress
             or ("note" in classes and node.tag == "div")
             or node.tag == "details"
+            or (
+                node.tag == "div"
+                and bool(_DOCBOOK_ADMONITIONS & set(classes))
+                and _box_title(node) is not None
+            )
         )
 
     def _admonition(self, node: LexborNode, depth: int) -> None:
         self.flush()
         title_node = node.css_first(
             ".admonition-title, summary, .admonition-heading, [class*=admonitionHeading], .custom-block-title"
-        )
+        ) or _box_title(node)
         title = _clean(title_node.text(deep=True, separator=" ")) if title_node else ""
         docusaurus = title_node is not None and "admonitionHeading" in (
             title_node.attributes.get("class") or ""
@@ -685,6 +700,22 @@ class _Walker:
         href = node.attributes.get("href")
         if href:
             self.links.append(href)
+
+
+# DocBook's admonitions: <div class="note|tip|important|caution|warning"><h3 class="title">Note</h3>
+_DOCBOOK_ADMONITIONS = frozenset(["note", "tip", "important", "caution", "warning"])
+
+
+def _box_title(node: LexborNode) -> LexborNode | None:
+    """The title an admonition box opens with as a heading or a `.title` element (DocBook's
+    `<h3 class="title">Note</h3>`): the note's label, not a section of the page ("Usage › Note ›
+    Command-Line Editing" filed the rest of psql's page under a note)."""
+    first = next((c for c in node.iter() if c.tag != "-text"), None)
+    if first is None:
+        return None
+    if first.tag in HEADING_TAGS or "title" in (first.attributes.get("class") or "").split():
+        return first
+    return None
 
 
 def _md_row(cells: list[str]) -> str:
@@ -991,9 +1022,53 @@ def _densest_container(tree: LexborHTMLParser) -> LexborNode | None:
             ),
             None,
         )
-        if child is None:
+        if child is None or _sections_beside(node, child, counts, whole):
             return found
         node = found = child
+
+
+def _sections_beside(node: LexborNode, child: LexborNode, counts: dict[int, int], whole: int) -> bool:
+    """Whether `child` is one section among others of `node`: another child holds a heading and
+    at least SECTION_SHARE of the page's readable text. PostgreSQL's "Pattern Matching" page is
+    three sections, one of them (POSIX regular expressions) 80% of its text; taken as the
+    content, it lost LIKE and SIMILAR TO."""
+    for other in node.iter():
+        if other.mem_id == child.mem_id or counts.get(other.mem_id, 0) < SECTION_SHARE * whole:
+            continue
+        if other.tag in HEADING_TAGS or other.css_first("h1, h2, h3, h4, h5, h6") is not None:
+            return True
+    return False
+
+
+def _bare_body(tree: LexborHTMLParser) -> LexborNode | None:
+    """The <body> as the content, when its text is mostly reading and not links (see
+    BODY_LINK_SHARE), less its chrome (`_CHROME`) and the menus above its first heading (blocks
+    of three or more links that are most of their text: SQLite's "Home Menu About
+    Documentation…"). trafilatura, the alternative, loses headings and definition lists and
+    flattens code blocks into paragraphs (every section of Bash's manual page was one)."""
+    body = tree.body
+    if body is None:
+        return None
+    letters = _letters(body.text(deep=True))
+    links = sum(_letters(a.text(deep=True)) for a in body.css("a"))
+    if not letters or links > BODY_LINK_SHARE * letters:
+        return None
+    for junk in body.css(_CHROME):
+        junk.decompose()
+    first = body.css_first("h1, h2, h3, h4, h5, h6")
+    if first is None:
+        return body
+    above = []
+    for node in body.iter():
+        if node.css_first("h1, h2, h3, h4, h5, h6") is not None:
+            break  # the heading itself, or the block holding it: the content starts here
+        above.append(node)
+    for node in above:
+        anchors = node.css("a")
+        text = _letters(node.text(deep=True))
+        if len(anchors) >= 3 and sum(_letters(a.text(deep=True)) for a in anchors) > MENU_LINK_SHARE * text:
+            node.decompose()
+    return body
 
 
 def _meta(tree: LexborHTMLParser, name: str) -> str | None:
@@ -1152,6 +1227,13 @@ def extract(
         if main is not None:
             warnings.append(
                 f"no <main>/<article> element; took the <{main.tag}> holding most of the page's text"
+            )
+    if main is None:
+        main = _bare_body(tree)
+        if main is not None:
+            warnings.append(
+                "no <main>/<article> element and no container holding most of the text: "
+                "read the whole <body>, less the menus above its first heading"
             )
     if main is None:
         main = _trafilatura_main(text)

@@ -10,10 +10,12 @@ from askdocs.plugin.extract import (
     MAX_FRAMES,
     MAX_INDENT,
     extract,
+    link_share,
     parse_faq_jsonld,
     strip_links,
     to_site_path,
 )
+from askdocs.plugin.listings import link_index
 
 DATA = Path(__file__).parent / "data" / "html"
 SITE = "https://docs.quokka.example/"
@@ -161,20 +163,106 @@ def test_page_without_main_takes_the_container_holding_its_text():
 
 
 def test_page_without_any_content_container_uses_boilerplate_removal():
-    """No element holds most of the text (columns side by side under <body>): trafilatura."""
+    """No element holds most of the text (columns side by side under <body>) and most of the
+    body's text is links (menus in bare divs): trafilatura picks the content."""
     column = "".join(
         f"<p>Paragraph {i} explains how the quokka scheduler batches work items for throughput "
         f"and fairness.</p>"
         for i in range(4)
     )
+    menu = " ".join(f"<a href='/m{i}'>Menu entry number {i}</a>" for i in range(60))
     html = (
-        f"<html><body><div class='menu'><a href='/a'>A</a> <a href='/b'>B</a></div>"
+        f"<html><body><div class='menu'>{menu}</div>"
         f"<h1>Scheduler</h1><div class='left'>{column}</div><div class='right'>{column}</div>"
         f"<div class='footer'>Copyright links</div></body></html>"
     )
     page = extract(html, "/scheduler/")
     assert "Paragraph 3 explains" in page.content
     assert any("trafilatura" in w for w in page.warnings)
+
+
+MAN_PAGE = """Content-type: text/html; charset=UTF-8
+
+<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">
+<HTML><HEAD><TITLE>Man page of QUOKKA</TITLE></HEAD><BODY>
+<div class="menu"><a href="/index.html">Home</a> <a href="/docs.html">Documentation</a>
+<a href="/download.html">Download</a> <a href="/support.html">Support</a></div>
+<H1>QUOKKA</H1>
+Section: User Commands (1)<BR>
+<A NAME="lbAB">&nbsp;</A>
+<H2>NAME</H2>
+quokka - schedule work items
+<A NAME="lbAF">&nbsp;</A>
+<H2>OPTIONS</H2>
+<B>quokka</B> interprets the following options when it is invoked:
+<DL COMPACT>
+<DT><B>-c</B>
+<DD>
+If the <B>-c</B> option is present, then commands are read from the first non-option argument.
+<DT><B>-i</B>
+<DD>
+If the <B>-i</B> option is present, the scheduler is interactive.
+</DL>
+<A NAME="lbAG">&nbsp;</A>
+<H2>ENVIRONMENT</H2>
+<DL COMPACT>
+<DT><B>QUOKKA_BATCH</B>
+<DD>
+The number of work items batched together. The default is 64.
+</DL>
+</BODY></HTML>
+"""
+
+
+def test_a_page_whose_body_is_its_content_keeps_its_sections_and_definitions():
+    """man2html's manual pages (and SQLite's pages) put text, headings and lists straight in
+    <body>: read whole, less the menu above the first heading. trafilatura, tried before, lost
+    every heading (Bash's manual was one section) and split each option from its meaning."""
+    page = extract(MAN_PAGE, "/quokka.html")
+    assert [(h.level, h.text, h.anchor) for h in page.headings] == [
+        (1, "QUOKKA", ""),
+        (2, "NAME", "lbAB"),
+        (2, "OPTIONS", "lbAF"),
+        (2, "ENVIRONMENT", "lbAG"),
+    ]
+    assert "- **-i**: If the **-i** option is present, the scheduler is interactive." in page.content
+    assert "- **QUOKKA_BATCH**: The number of work items batched together." in page.content
+    assert "Download" not in page.content and "Content-type" not in page.content
+    assert any("read the whole <body>" in w for w in page.warnings)
+
+
+def test_docbook_pages_keep_every_section_their_notes_and_their_synopses():
+    """DocBook (PostgreSQL): a section holding most of the text is one section among others, not
+    the content; a note's `<h3 class="title">` labels the note and is no section; a synopsis made
+    of `<code>` pieces is quoted whole."""
+    regex = "".join(
+        f"<p>Regular expression rule {i} is explained here at some length, with care.</p>" for i in range(40)
+    )
+    html = (
+        "<html><head><title>9.7. Pattern Matching</title></head><body>"
+        "<div class='navheader'><a href='/a.html'>Prev</a> <a href='/b.html'>Next</a></div>"
+        "<div class='sect1' id='FUNCTIONS-MATCHING'><div class='titlepage'>"
+        "<h2 class='title'>9.7. Pattern Matching</h2></div>"
+        "<p>There are three separate approaches to pattern matching.</p>"
+        "<div class='sect2' id='FUNCTIONS-LIKE'><div class='titlepage'>"
+        "<h3 class='title'>9.7.1. LIKE</h3></div>"
+        "<pre class='synopsis'><em class='replaceable'><code>string</code></em> LIKE "
+        "<em class='replaceable'><code>pattern</code></em></pre>"
+        "<p>The key word ILIKE can be used instead of LIKE to make the match case-insensitive "
+        "according to the active locale. This is not in the SQL standard but is a PostgreSQL extension.</p>"
+        "<div class='note'><h3 class='title'>Note</h3>"
+        "<p>LIKE pattern matching always covers the entire string.</p></div>"
+        "<p>To match a literal underscore or percent sign the respective character in pattern must be "
+        "preceded by the escape character.</p></div>"
+        "<div class='sect2' id='FUNCTIONS-POSIX'><div class='titlepage'>"
+        f"<h3 class='title'>9.7.2. POSIX</h3></div>{regex}</div>"
+        "</div><div class='navfooter'><a href='/a.html'>Prev</a></div></body></html>"
+    )
+    page = extract(html, "/functions-matching.html")
+    assert [h.text for h in page.headings] == ["9.7. Pattern Matching", "9.7.1. LIKE", "9.7.2. POSIX"]
+    assert "ILIKE can be used instead of LIKE" in page.content
+    assert "**Note:** LIKE pattern matching always covers the entire string." in page.content
+    assert "```\nstring LIKE pattern\n```" in page.content
 
 
 def test_huge_page_is_extracted():
@@ -793,3 +881,24 @@ def test_a_page_whose_h1s_number_its_parts_takes_its_title_from_the_head():
     # One h1: the page's title, whatever <title> says.
     single = extract(html.replace("<h1 id='how_wal_works'>", "<h2 id='how_wal_works'>"), "/wal.html")
     assert single.title == "1. Overview"
+
+
+def test_a_back_of_book_index_is_a_listing():
+    """An index's terms are words ("auto-increment, serial"), so links are not most of its text
+    (PostgreSQL's: 48%), but it links every few words: navigation, not an answer."""
+    entries = "".join(
+        f"<dt><span class='primary'>term{i} name, <a href='/page{i}.html'>Where term {i} is</a>, "
+        f"<a href='/other{i}.html#x'>Usage</a></span></dt>"
+        for i in range(120)
+    )
+    index = extract(
+        f"<html><body><main><h1>Index</h1><dl>{entries}</dl></main></body></html>", "/bookindex.html"
+    )
+    assert link_share(index.content) < 0.6 and link_index(index)
+    prose = "".join(
+        f"<p>Sentence {i} explains the <a href='/p{i}.html'>scheduler</a> and how work is batched "
+        "before it runs, with the limits that apply to each batch and what happens when one fails.</p>"
+        for i in range(30)
+    )
+    page = extract(f"<html><body><main><h1>Scheduler</h1>{prose}</main></body></html>", "/scheduler.html")
+    assert not link_index(page)
