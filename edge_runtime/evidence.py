@@ -14,12 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import regex
 from askdocs.edge_runtime import events
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import DocsFS
-from askdocs.edge_runtime.query import Query, names_in
+from askdocs.edge_runtime.query import Query, identifier_pattern, mentions, names_in
 from askdocs.edge_runtime.rarity import is_rare
 from askdocs.edge_runtime.results import locate_in_chunk
 from askdocs.edge_runtime.search import SITE_LINK, SearchOutcome
@@ -173,6 +172,31 @@ def _section_fit(
     return (len(held) + len(named)) / len(terms)
 
 
+# The term a definition-list item defines: "- **`-e`**: Exit immediately if ...".
+_ITEM_TERM = re.compile(r"\s*(?:\d+\.|[-*])\s+\*\*([^*\n]{1,80})\*\*:")
+
+
+def item_term(text: str) -> str | None:
+    """The term a list item defines ("`-e`" of "- **`-e`**: Exit immediately…"), if it is one."""
+    found = _ITEM_TERM.match(text)
+    return found.group(1) if found else None
+
+
+def _defining(content: str, start: int, end: int, offset: int, names: list[str]) -> int:
+    """Where a section longer than a window is read: at the item defining one of the question's
+    names ("- **`-e`**: Exit immediately…" in the 15,000 characters of Bash's "The Set
+    Builtin"), else at `offset` (where retrieval's chunk starts)."""
+    if end - start <= MAX_SECTION_CHARS or not names:
+        return offset
+    at = start
+    for line in content[start:end].split("\n"):
+        term = item_term(line.lower())
+        if term and any(mentions(term, name) for name in names):
+            return at
+        at += len(line) + 1
+    return offset
+
+
 def _section_text(content: str, start: int, end: int, focus: int | None = None) -> str:
     """A section's text, or a window of MAX_SECTION_CHARS of it around `focus` (an offset in the
     page) when it is longer. A window that starts or ends inside a code block keeps it a code
@@ -203,9 +227,10 @@ def _section_text(content: str, start: int, end: int, focus: int | None = None) 
 
 
 class _Collector:
-    def __init__(self, corpus: Corpus, locale: str) -> None:
+    def __init__(self, corpus: Corpus, locale: str, names: list[str] | None = None) -> None:
         self.corpus = corpus
         self.locale = locale
+        self.names = names or []  # the question's names: a long section is read where it defines one
         self.items: list[Evidence] = []
         self._seen: set[tuple[int, int, str]] = set()
 
@@ -225,7 +250,9 @@ class _Collector:
         page = self.corpus.page(set_index, page_index)
         if text is None:
             start, end, sec_anchor, sec_heading = section_at(self.corpus, set_index, page_index, offset)
-            text = _section_text(page.content, start, end, offset)
+            text = _section_text(
+                page.content, start, end, _defining(page.content, start, end, offset, self.names)
+            )
             anchor = sec_anchor if anchor is None else anchor
             heading = sec_heading if heading is None else heading
             if lastmod is None and ref is not None:
@@ -282,7 +309,7 @@ def investigate(
     corpus = fs.corpus
     locale = query.locale
     steps: list[StreamEvent] = []
-    collector = _Collector(corpus, locale)
+    collector = _Collector(corpus, locale, names_in(query.identifiers))
     terms = set(query.key_terms)
     identifiers = list(query.identifiers)
     hits = outcome.hits[:8]
@@ -336,7 +363,7 @@ def investigate(
             )
 
     for token in identifiers[:3]:
-        pattern = regex.escape(token)
+        pattern = identifier_pattern(token)
         steps.append(events.tool("grep", {"pattern": pattern, "path": "/", "ignore_case": True}))
         result = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)
         matches = result["matches"]
@@ -499,7 +526,7 @@ def features(
     size = math.log10(max(documents, 10)) / 3 if documents else 0.0
     entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
     names = names_in(identifiers)
-    found = [t for t in names if any(t in e.text.lower() for e in evidence)]
+    found = [t for t in names if any(mentions(e.text.lower(), t) for e in evidence)]
     return {
         "coverage": coverage,
         "dense_top": dense_top,

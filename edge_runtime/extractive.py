@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from askdocs.edge_runtime.answer_types import Part
-from askdocs.edge_runtime.evidence import Evidence, heading_names
+from askdocs.edge_runtime.evidence import Evidence, heading_names, item_term
 from askdocs.edge_runtime.i18n import phrase
-from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms, names_in, opposed
+from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms, mentions, names_in, opposed
 from askdocs.edge_runtime.search import SITE_LINK
 
 from askdocs import lexical
@@ -368,7 +368,16 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         lowered, heading = unit.text.lower(), source.heading.lower()
         # A section whose heading names the token is where it is defined ("## TFX-1042"); a
         # sentence elsewhere that merely mentions it ("prints a code such as TFX-1042") is not.
-        named = sum(4.0 if token in heading else 2.5 if token in lowered else 0.0 for token in identifiers)
+        # Asked what it is or does, an item whose term it is defines it as well, and names it
+        # ("- **`-e`**: Exit immediately…" under "The Set Builtin", not "…while -e was being
+        # ignored"); asked how to do something, the item naming it is not the answer ("- **ReDoc**:
+        # served at /redoc" for "how do I disable ReDoc?").
+        term = item_term(lowered) if unit.kind == "prose" and not how_to else None
+        named = sum(
+            (4.0 if mentions(heading, token) or (term and mentions(term, token)) else 0.0)
+            + (2.5 if mentions(lowered, token) and not mentions(heading, token) else 0.0)
+            for token in identifiers
+        )
         if unit.kind == "code":
             score = score * (1.3 if how_to else 0.6) + (0.5 if how_to else 0.0)
         # After the code factor: a heading that names the token speaks for every unit of its
@@ -673,10 +682,14 @@ def _named_parts(
     quoted = {g.evidence for g in groups}
     candidates = [u for u in ranked if u.evidence in quoted]
     for name in names:
-        if name in said or len(out) >= MAX_NAMED:
+        if mentions(said, name) or len(out) >= MAX_NAMED:
             continue
         for unit in candidates:
-            if unit.kind != "code" and name in unit.text.lower() and all(unit is not u for u in chosen + out):
+            if (
+                unit.kind != "code"
+                and mentions(unit.text.lower(), name)
+                and all(unit is not u for u in chosen + out)
+            ):
                 out.append(unit)
                 said += " " + unit.text.lower()
                 break

@@ -209,13 +209,57 @@ def opposed(locale: str, terms: frozenset[str]) -> dict[str, frozenset[str]]:
 
 
 def identifier_tokens(text: str) -> tuple[str, ...]:
-    """Tokens that name something exactly: flags, env vars, codes, dotted names."""
+    """Tokens that name something exactly: flags (`-e` too), env vars, codes, dotted names."""
     out: list[str] = []
     for match in _IDENTIFIER.finditer(text):
         token = match.group(0).strip(".:/")
-        if len(token) >= 3 and token.lower() not in out:
+        if len(token) < 3 and not (_SHORT_FLAG.fullmatch(token.lower()) and _flag_asked(text, match.end())):
+            continue
+        if token.lower() not in out:
             out.append(token.lower())
     return tuple(out)
+
+
+def _flag_asked(text: str, end: int) -> bool:
+    """Whether a one-letter flag is what is asked about ("what does set -e do?", "-x and -v"), not
+    the switch before the name that is ("shopt -s globstar": globstar is asked about)."""
+    after = _NEXT_WORD.match(text, end)
+    return after is None or after.group(1).lower() in _AFTER_FLAG
+
+
+_NEXT_WORD = re.compile(r"\s+([A-Za-z]\w*)")
+# Words after a flag that ask about it, or leave it: the question goes on ("-e do?", "-x option").
+_AFTER_FLAG_WORDS = (
+    "do does did mean means meant option options flag flags switch switches argument parameter "
+    "to for in on and or with when if is are was of by from at vs versus y o con para en es hace "
+    "significa opción"
+)
+_AFTER_FLAG = frozenset(_AFTER_FLAG_WORDS.split())
+
+
+# A one-letter flag ("set -e", "pytest -k") names an option as exactly as `--verbose`, but as a
+# substring it is in every hyphenated word ("pre-empt"): it counts only standing alone.
+_SHORT_FLAG = re.compile(r"-[a-z]")
+
+
+@cache
+def _alone(token: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])")
+
+
+def identifier_pattern(token: str) -> str:
+    """A regular expression for `grep` (RE2: no lookaround) finding the identifier as `mentions`
+    does."""
+    if _SHORT_FLAG.fullmatch(token):
+        return rf"(?:^|[^\w-]){re.escape(token)}(?:[^\w-]|$)"
+    return re.escape(token)
+
+
+def mentions(lowered: str, token: str) -> bool:
+    """Whether a lowercased text holds an identifier of the question (`identifier_tokens`)."""
+    if _SHORT_FLAG.fullmatch(token):
+        return _alone(token).search(lowered) is not None
+    return token in lowered
 
 
 # Tokens the identifier pattern catches that are ordinary words, not names: sizes and

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from askdocs.edge_runtime.corpus import ChunkRef
-from askdocs.edge_runtime.query import Query
+from askdocs.edge_runtime.query import Query, mentions
 from askdocs.edge_runtime.scope import Scope
 
 FEATURES = (
@@ -164,7 +164,7 @@ def features(
                 "heading_cover": sum(w for t, w in idf.items() if t in heading) / total_idf,
                 "text_cover": sum(w for t, w in idf.items() if t in held) / total_idf,
                 "identifiers": (
-                    sum(1 for t in query.identifiers if t in lowered) / len(query.identifiers)
+                    sum(1 for t in query.identifiers if mentions(lowered, t)) / len(query.identifiers)
                     if query.identifiers
                     else 0.0
                 ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
-from askdocs.edge_runtime.query import Query
+from askdocs.edge_runtime.query import Query, mentions
 from askdocs.edge_runtime.search import Hit, SearchOutcome, snippet, stem_word
 
 _WORD = re.compile(r"\w+")
@@ -35,7 +35,7 @@ def locate_in_chunk(corpus: Corpus, ref: ChunkRef, query: Query) -> tuple[str, s
     tokens, locale, terms = query.identifiers, query.locale, query.terms
     for text, label in segments:
         lowered = text.lower()
-        if tokens and any(t in lowered for t in tokens):
+        if tokens and any(mentions(lowered, t) for t in tokens):
             return label
     best, best_label = 0, default
     for text, label in segments:

@@ -31,7 +31,7 @@ import numpy as np
 from askdocs.edge_runtime import background, rerank
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
-from askdocs.edge_runtime.query import Query
+from askdocs.edge_runtime.query import Query, mentions
 from askdocs.edge_runtime.scope import Scope
 
 from askdocs import lexical
@@ -187,7 +187,7 @@ def _exact_ranks(corpus: Corpus, candidates: dict[ChunkRef, Hit], query: Query) 
     scored = []
     for ref in candidates:
         text = (" ".join(corpus.chunk(ref).headings) + "\n" + corpus.text(ref)).lower()
-        count = sum(1 for token in tokens if token in text)
+        count = sum(1 for token in tokens if mentions(text, token))
         if count:
             if corpus.chunk_page(ref).kind == "changelog" and not query.temporal:
                 count -= 0.5

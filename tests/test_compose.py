@@ -3,14 +3,29 @@ what leads, what is quoted, what is cited, and when the docs are judged silent."
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
-from askdocs.edge_runtime.evidence import Evidence, _section_text, assess, heading_names
+from askdocs.edge_runtime.evidence import (
+    MAX_SECTION_CHARS,
+    Evidence,
+    _defining,
+    _section_text,
+    assess,
+    heading_names,
+)
 from askdocs.edge_runtime.extractive import _abbreviating, asks, compose, procedural
-from askdocs.edge_runtime.query import Query, about_history, identifier_tokens, key_terms
+from askdocs.edge_runtime.query import (
+    Query,
+    about_history,
+    identifier_pattern,
+    identifier_tokens,
+    key_terms,
+    mentions,
+)
 from askdocs.edge_runtime.search import Hit, SearchOutcome
 
 from askdocs import lexical
@@ -920,3 +935,57 @@ def test_a_name_that_abbreviates_an_asked_word_matches_it():
     asked = query("Which format and timeout does the authentication parameter take?")
     found = _abbreviating(asked, {"form", "time", "auth", "param"})
     assert found == {"form", "time", "auth", "param", "authent", "paramet"}
+
+
+SET_BUILTIN = """### The Set Builtin
+
+Options, if specified, have the following meanings:
+
+- **`-a`**: Each variable or function that is created or modified is given the export attribute.
+- **`-e`**: Exit immediately if a pipeline returns a non-zero status. The shell does not exit if the
+  command that fails is part of the test in an `if` statement.
+- **`-f`**: Disable filename expansion.
+
+If a compound command or shell function sets -e while executing in a context where -e is ignored,
+that setting will not have any effect until the compound command completes.
+
+- **`errexit`**: Same as `-e`.
+- **`globstar`**: If set, the pattern ‘**’ matches all files and zero or more directories.
+- **`-s`**: Enable (set) each optname."""
+
+
+def test_a_one_letter_flag_is_a_name_and_its_item_defines_it():
+    # "set" is a framing word and "e" too short a term: before, nothing of this question was a key
+    # term or a name, and it was answered "What would you like to know?".
+    ask = query("What does set -e do?")
+    assert ask.identifiers == ("-e",)
+    text = rendered(compose(ask, [evidence("/bashref/#set", "Bash", "The Set Builtin", SET_BUILTIN)]))
+    assert text.startswith("Options, if specified") or text.startswith("- **`-e`**: Exit immediately"), text
+    assert "Exit immediately" in text
+    # A switch before the name asked about is not what is asked ("shopt -s globstar").
+    ask = query("What does shopt -s globstar do?")
+    assert ask.identifiers == ()
+    text = rendered(compose(ask, [evidence("/bashref/#shopt", "Bash", "The Shopt Builtin", SET_BUILTIN)]))
+    assert "matches all files" in text and "Enable (set) each optname" not in text, text
+
+
+def test_a_one_letter_flag_matches_only_standing_alone():
+    assert mentions("run `set -e` first", "-e") and mentions("-e: exit", "-e")
+    assert not mentions("a pre-empted job", "-e") and not mentions("set -euo pipefail", "-e")
+    assert mentions("see max_connections", "max_conn")  # longer names: verbatim, as before
+    # grep runs RE2 (no lookaround): the same meaning without it.
+    pattern = re.compile(identifier_pattern("-e"))
+    assert pattern.search("run set -e first") and pattern.search("-e") and not pattern.search("pre-empt")
+    assert identifier_pattern("max_connections") == re.escape("max_connections")
+
+
+def test_a_long_section_is_read_where_it_defines_the_asked_name():
+    filler = "".join(
+        f"- **`-{c}`**: Option {c} does one thing and another, at length.\n" for c in "abcdfghijk" * 8
+    )
+    section = f"### The Set Builtin\n\n{filler}- **`-e`**: Exit immediately if a pipeline fails.\n{filler}"
+    assert len(section) > 3 * MAX_SECTION_CHARS
+    start = _defining(section, 0, len(section), 0, ["-e"])
+    assert section[start:].startswith("- **`-e`**: Exit immediately")
+    assert "Exit immediately" in _section_text(section, 0, len(section), start)
+    assert _defining(section, 0, len(section), 7, []) == 7  # no name asked: where retrieval read
