@@ -1040,6 +1040,34 @@ def _sections_beside(node: LexborNode, child: LexborNode, counts: dict[int, int]
     return False
 
 
+TOC_LINKS = 5  # a table of contents links to at least this many of the page's own sections
+# ...and is nothing but those links (Flask's "app (Flask), session (SessionMixin)" names things)
+TOC_LINK_SHARE = 0.9
+
+
+def _in_page_tocs(main: LexborNode) -> list[LexborNode]:
+    """Tables of contents no class names (SQLite's `div.fancy_toc`): blocks of links that are
+    nearly all of their text, every one to a section of this very page ("#overview",
+    "#how_wal_works"). Read as content, every page's first chunk was its list of section titles.
+    Only on pages whose theme marks no content element: in a marked one, a list of links to the
+    page's own entries is content ("This calls the following methods: …")."""
+    found: list[LexborNode] = []
+    inside: set[int] = set()
+    for node in main.css("div, ul, ol, table"):
+        if node.mem_id in inside:
+            continue
+        anchors = node.css("a")
+        # (a link without a target is the box's own toggle: "► Table Of Contents")
+        targets = [a.attributes["href"] or "" for a in anchors if "href" in a.attributes]
+        if len(targets) < TOC_LINKS or not all(t.startswith("#") for t in targets):
+            continue
+        text = _letters(node.text(deep=True))
+        if text and sum(_letters(a.text(deep=True)) for a in anchors) >= TOC_LINK_SHARE * text:
+            found.append(node)
+            inside.update(n.mem_id for n in node.traverse())
+    return found
+
+
 def _bare_body(tree: LexborHTMLParser) -> LexborNode | None:
     """The <body> as the content, when its text is mostly reading and not links (see
     BODY_LINK_SHARE), less its chrome (`_CHROME`) and the menus above its first heading (blocks
@@ -1222,6 +1250,8 @@ def extract(
         exclude = exclude or path.endswith("_source.html") or "/search/" in path  # its search frames
     else:
         main = _select_main(tree)
+    # A theme that marks no content element marks no table of contents either (`_in_page_tocs`).
+    unmarked = main is None
     if main is None:
         main = _densest_container(tree)
         if main is not None:
@@ -1260,6 +1290,8 @@ def extract(
                     heading.attrs["id"] = anchor
         for junk in main.css(BOILERPLATE):
             junk.decompose()
+        for toc in _in_page_tocs(main) if unmarked else ():
+            toc.decompose()
         walker = _Walker(url, site_url)
         walker.walk(main)
         walker.flush()

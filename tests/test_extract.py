@@ -188,6 +188,10 @@ MAN_PAGE = """Content-type: text/html; charset=UTF-8
 <div class="menu"><a href="/index.html">Home</a> <a href="/docs.html">Documentation</a>
 <a href="/download.html">Download</a> <a href="/support.html">Support</a></div>
 <H1>QUOKKA</H1>
+<div class="fancy_toc"><a onclick="toggle_toc()">&#x25ba; Table Of Contents</a>
+<div><a href="#lbAB">NAME</a></div><div><a href="#lbAF">OPTIONS</a></div>
+<div><a href="#lbAG">ENVIRONMENT</a></div><div><a href="#lbAH">FILES</a></div>
+<div><a href="#lbAI">SEE ALSO</a></div></div>
 Section: User Commands (1)<BR>
 <A NAME="lbAB">&nbsp;</A>
 <H2>NAME</H2>
@@ -216,7 +220,7 @@ The number of work items batched together. The default is 64.
 
 def test_a_page_whose_body_is_its_content_keeps_its_sections_and_definitions():
     """man2html's manual pages (and SQLite's pages) put text, headings and lists straight in
-    <body>: read whole, less the menu above the first heading. trafilatura, tried before, lost
+    <body>: read whole, less the menu above the first heading and the table of contents. trafilatura, tried before, lost
     every heading (Bash's manual was one section) and split each option from its meaning."""
     page = extract(MAN_PAGE, "/quokka.html")
     assert [(h.level, h.text, h.anchor) for h in page.headings] == [
@@ -228,6 +232,7 @@ def test_a_page_whose_body_is_its_content_keeps_its_sections_and_definitions():
     assert "- **-i**: If the **-i** option is present, the scheduler is interactive." in page.content
     assert "- **QUOKKA_BATCH**: The number of work items batched together." in page.content
     assert "Download" not in page.content and "Content-type" not in page.content
+    assert "Table Of Contents" not in page.content and "SEE ALSO" not in page.content  # its own TOC
     assert any("read the whole <body>" in w for w in page.warnings)
 
 
