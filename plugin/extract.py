@@ -855,6 +855,12 @@ def heading_anchor(node: LexborNode) -> str:
     before = node.prev
     while before is not None and before.tag == "-text" and not (before.text_content or "").strip():
         before = before.prev
+    if before is not None and before.tag not in ("a", "span"):
+        # man2html's `<A NAME>` before an <H2> ends up inside the open paragraph before it
+        last = before.last_child
+        while last is not None and last.tag == "-text" and not (last.text_content or "").strip():
+            last = last.prev
+        before = last if last is not None and last.tag in ("a", "span") else before
     if before is not None and before.tag in ("a", "span") and not before.text(deep=True).strip():
         target = before.attributes.get("id") or before.attributes.get("name")
         if target:

@@ -207,6 +207,8 @@ If the <B>-c</B> option is present, then commands are read from the first non-op
 <DD>
 If the <B>-i</B> option is present, the scheduler is interactive.
 </DL>
+<P>
+The exit status is zero on success.
 <A NAME="lbAG">&nbsp;</A>
 <H2>ENVIRONMENT</H2>
 <DL COMPACT>
@@ -231,6 +233,7 @@ def test_a_page_whose_body_is_its_content_keeps_its_sections_and_definitions():
     ]
     assert "- **-i**: If the **-i** option is present, the scheduler is interactive." in page.content
     assert "- **QUOKKA_BATCH**: The number of work items batched together." in page.content
+    # (the last anchor sits in the paragraph its <P> left open: still the heading's)
     assert "Download" not in page.content and "Content-type" not in page.content
     assert "Table Of Contents" not in page.content and "SEE ALSO" not in page.content  # its own TOC
     assert any("read the whole <body>" in w for w in page.warnings)
