@@ -33,7 +33,15 @@ from functools import lru_cache
 from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import Evidence, heading_names, item_term
 from askdocs.edge_runtime.i18n import phrase
-from askdocs.edge_runtime.query import Query, identifier_tokens, key_terms, mentions, names_in, opposed
+from askdocs.edge_runtime.query import (
+    Query,
+    identifier_tokens,
+    key_terms,
+    mentions,
+    names_in,
+    opposed,
+    spelled_out,
+)
 from askdocs.edge_runtime.search import SITE_LINK
 
 from askdocs import lexical
@@ -203,6 +211,9 @@ def _abbreviating(query: Query, terms: set[str]) -> set[str]:
     recall unchanged; measured once after, held-out 0.853 -> 0.860, fresh unchanged."""
     starts = _starts(query.key_terms)
     found = {k for t in terms & starts.keys() if _abbreviation(query.locale, t) for k in starts[t]}
+    # And the other way: words that spell out an asked shorthand ("Standard Output" for stdout).
+    table = spelled_out(query.locale)
+    found |= {k for k in query.key_terms if k in table and table[k] <= terms}
     return terms | found if found else terms
 
 

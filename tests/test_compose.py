@@ -989,3 +989,34 @@ def test_a_long_section_is_read_where_it_defines_the_asked_name():
     assert section[start:].startswith("- **`-e`**: Exit immediately")
     assert "Exit immediately" in _section_text(section, 0, len(section), start)
     assert _defining(section, 0, len(section), 7, []) == 7  # no name asked: where retrieval read
+
+
+REDIRECTIONS = """### Redirecting Standard Output and Standard Error
+
+This construct allows both the standard output (file descriptor 1) and the standard error output
+(file descriptor 2) to be redirected to the file whose name is the expansion of word.
+
+There are two formats for redirecting standard output and standard error: `&>word` and `>&word`."""
+
+DEVICES = """### Redirections
+
+Bash handles several filenames specially when they are used in redirections to a file:
+
+- **`/dev/stdout`**: File descriptor 1 is duplicated, so a redirection to it writes to stdout.
+- **`/dev/stderr`**: File descriptor 2 is duplicated, so a redirection to it writes to stderr."""
+
+
+def test_shorthand_matches_the_words_that_spell_it_out():
+    ask = query("How do I redirect both stdout and stderr to a file?")
+    # BM25 reads the spelled-out words too; the reader's own stay first.
+    assert ask.lexical_text.startswith(ask.text) and "standard error standard output" in ask.lexical_text
+    assert query("How do I redirect output to a file?").lexical_text == "How do I redirect output to a file?"
+    pool = [
+        evidence("/bashref/#redirections", "Bash", "Redirections", DEVICES),
+        evidence(
+            "/bash/#lbBM", "BASH", "Redirecting Standard Output and Standard Error", REDIRECTIONS, 0.98, 1
+        ),
+    ]
+    # The section that spells them out answers, not the one that only names the device files.
+    text = rendered(compose(ask, pool))
+    assert text.startswith("This construct allows both the standard output"), text
