@@ -222,8 +222,9 @@ The number of work items batched together. The default is 64.
 
 def test_a_page_whose_body_is_its_content_keeps_its_sections_and_definitions():
     """man2html's manual pages (and SQLite's pages) put text, headings and lists straight in
-    <body>: read whole, less the menu above the first heading and the table of contents. trafilatura, tried before, lost
-    every heading (Bash's manual was one section) and split each option from its meaning."""
+    <body>: read whole, less the menu above the first heading and the table of contents.
+    trafilatura, tried before, lost every heading (Bash's manual was one section) and split each
+    option from its meaning."""
     page = extract(MAN_PAGE, "/quokka.html")
     assert [(h.level, h.text, h.anchor) for h in page.headings] == [
         (1, "QUOKKA", ""),
