@@ -1049,6 +1049,7 @@ def _sections_beside(node: LexborNode, child: LexborNode, counts: dict[int, int]
 TOC_LINKS = 5  # a table of contents links to at least this many of the page's own sections
 # ...and is nothing but those links (Flask's "app (Flask), session (SessionMixin)" names things)
 TOC_LINK_SHARE = 0.9
+TOC_DEPTH = 12  # levels below the content element a table of contents is looked for
 
 
 def _in_page_tocs(main: LexborNode) -> list[LexborNode]:
@@ -1056,22 +1057,30 @@ def _in_page_tocs(main: LexborNode) -> list[LexborNode]:
     nearly all of their text, every one to a section of this very page ("#overview",
     "#how_wal_works"). Read as content, every page's first chunk was its list of section titles.
     Only on pages whose theme marks no content element: in a marked one, a list of links to the
-    page's own entries is content ("This calls the following methods: …")."""
+    page's own entries is content ("This calls the following methods: …"). Looked for down to
+    TOC_DEPTH levels (a check reads the block's whole subtree: on 2,000 nested divs, every level
+    took 29 s)."""
     found: list[LexborNode] = []
-    inside: set[int] = set()
-    for node in main.css("div, ul, ol, table"):
-        if node.mem_id in inside:
-            continue
-        anchors = node.css("a")
-        # (a link without a target is the box's own toggle: "► Table Of Contents")
-        targets = [a.attributes["href"] or "" for a in anchors if "href" in a.attributes]
-        if len(targets) < TOC_LINKS or not all(t.startswith("#") for t in targets):
-            continue
-        text = _letters(node.text(deep=True))
-        if text and sum(_letters(a.text(deep=True)) for a in anchors) >= TOC_LINK_SHARE * text:
-            found.append(node)
-            inside.update(n.mem_id for n in node.traverse())
+    level = [c for c in main.iter() if c.tag != "-text"]
+    for _ in range(TOC_DEPTH):
+        below: list[LexborNode] = []
+        for node in level:
+            if node.tag in ("div", "ul", "ol", "table") and _is_toc(node):
+                found.append(node)
+            else:
+                below.extend(c for c in node.iter() if c.tag != "-text")
+        level = below
     return found
+
+
+def _is_toc(node: LexborNode) -> bool:
+    anchors = node.css("a")
+    # (a link without a target is the box's own toggle: "► Table Of Contents")
+    targets = [a.attributes["href"] or "" for a in anchors if "href" in a.attributes]
+    if len(targets) < TOC_LINKS or not all(t.startswith("#") for t in targets):
+        return False
+    text = _letters(node.text(deep=True))
+    return bool(text) and sum(_letters(a.text(deep=True)) for a in anchors) >= TOC_LINK_SHARE * text
 
 
 def _bare_body(tree: LexborHTMLParser) -> LexborNode | None:
