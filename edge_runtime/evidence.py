@@ -182,19 +182,33 @@ def item_term(text: str) -> str | None:
     return found.group(1) if found else None
 
 
-def _defining(content: str, start: int, end: int, offset: int, names: list[str]) -> int:
+def _defining(
+    content: str,
+    start: int,
+    end: int,
+    offset: int,
+    names: list[str],
+    terms: frozenset[str] = frozenset(),
+    locale: str = "en",
+) -> int:
     """Where a section longer than a window is read: at the item defining one of the question's
     names ("- **`-e`**: Exit immediately…" in the 15,000 characters of Bash's "The Set
-    Builtin"), else at `offset` (where retrieval's chunk starts)."""
-    if end - start <= MAX_SECTION_CHARS or not names:
+    Builtin"), else at the item whose term holds most of the question's key terms, two or more and
+    at least half of them ("`default_transaction_isolation`" for "which transaction isolation
+    level is the default?"), else at `offset` (where retrieval's chunk starts)."""
+    if end - start <= MAX_SECTION_CHARS or not (names or terms):
         return offset
-    at = start
+    at, best, best_at = start, 0, offset
     for line in content[start:end].split("\n"):
         term = item_term(line.lower())
-        if term and any(mentions(term, name) for name in names):
-            return at
+        if term:
+            if any(mentions(term, name) for name in names):
+                return at
+            held = len(lexical.stem_terms(locale, " ".join(_WORD.findall(term))) & terms)
+            if held > best:
+                best, best_at = held, at
         at += len(line) + 1
-    return offset
+    return best_at if best >= max(2, len(terms) / 2) else offset
 
 
 def _section_text(content: str, start: int, end: int, focus: int | None = None) -> str:
@@ -227,10 +241,14 @@ def _section_text(content: str, start: int, end: int, focus: int | None = None) 
 
 
 class _Collector:
-    def __init__(self, corpus: Corpus, locale: str, names: list[str] | None = None) -> None:
+    def __init__(
+        self, corpus: Corpus, locale: str, names: list[str] | None = None, terms: frozenset[str] = frozenset()
+    ) -> None:
         self.corpus = corpus
         self.locale = locale
-        self.names = names or []  # the question's names: a long section is read where it defines one
+        # the question's names and key terms: a long section is read where an item defines them
+        self.names = names or []
+        self.terms = terms
         self.items: list[Evidence] = []
         self._seen: set[tuple[int, int, str]] = set()
 
@@ -251,7 +269,10 @@ class _Collector:
         if text is None:
             start, end, sec_anchor, sec_heading = section_at(self.corpus, set_index, page_index, offset)
             text = _section_text(
-                page.content, start, end, _defining(page.content, start, end, offset, self.names)
+                page.content,
+                start,
+                end,
+                _defining(page.content, start, end, offset, self.names, self.terms, self.locale),
             )
             anchor = sec_anchor if anchor is None else anchor
             heading = sec_heading if heading is None else heading
@@ -309,7 +330,7 @@ def investigate(
     corpus = fs.corpus
     locale = query.locale
     steps: list[StreamEvent] = []
-    collector = _Collector(corpus, locale, names_in(query.identifiers))
+    collector = _Collector(corpus, locale, names_in(query.identifiers), query.key_terms)
     terms = set(query.key_terms)
     identifiers = list(query.identifiers)
     hits = outcome.hits[:8]

@@ -989,6 +989,18 @@ def test_a_long_section_is_read_where_it_defines_the_asked_name():
     assert section[start:].startswith("- **`-e`**: Exit immediately")
     assert "Exit immediately" in _section_text(section, 0, len(section), start)
     assert _defining(section, 0, len(section), 7, []) == 7  # no name asked: where retrieval read
+    # Without a name, the item whose term holds most of the question's key terms (two or more,
+    # half of them at least): PostgreSQL's "Statement Behavior" defines dozens of settings.
+    settings = "".join(
+        f"- **`statement_option_{c}` (`integer`)**: Sets option {c} of each statement.\n"
+        for c in "abcdefghij" * 8
+    )
+    item = "- **`default_transaction_isolation` (`enum`)**: The default is read committed.\n"
+    section = f"### Statement Behavior\n\n{settings}{item}{settings}"
+    ask = query("Which transaction isolation level is the default?")
+    start = _defining(section, 0, len(section), 0, [], ask.key_terms)
+    assert section[start:].startswith("- **`default_transaction_isolation`")
+    assert _defining(section, 0, len(section), 0, [], query("How are statements timed out?").key_terms) == 0
 
 
 REDIRECTIONS = """### Redirecting Standard Output and Standard Error
