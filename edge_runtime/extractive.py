@@ -121,6 +121,10 @@ FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the
 # lead ending with a colon gets the rest of its short section too; citation precision
 # unchanged at 0.807; answers about a sixth longer.
 SHORT_SECTION_WORDS = 100
+# A list item that leads is quoted with the sentence announcing its list, and with the list's
+# other items when the list is this short (items, words).
+WHOLE_LIST_ITEMS = 5
+WHOLE_LIST_WORDS = 90
 SHORT_SECTION_CODE = 2
 # A changelog line names a thing ("Added `raise_app_exceptions`"); the page that documents it
 # explains it. Unless the question is about versions or changes, the explanation answers.
@@ -471,6 +475,18 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         intro = _list_intro(same, at)
         if intro is not None:
             group.support.append(intro)
+            # ... and the list's other items when it is short: "three types of exceptions can be
+            # used:" quoted with one of them promises what it does not show. Not when the item
+            # names what was asked ("the default keepalive_expiry?"): that item is the answer.
+            items = _continuation(same[same.index(intro) + 1 :])
+            lowered = lead.text.lower()
+            if (
+                not any(mentions(lowered, token) for token in query.identifiers)
+                and len(items) <= WHOLE_LIST_ITEMS
+                and sum(len(u.text.split()) for u in items) <= WHOLE_LIST_WORDS
+                and all(u.kind == "prose" for u in items)
+            ):
+                group.support += [u for u in items if u is not lead]
         return group
     words = 0
     for unit in following:  # what follows a sentence usually qualifies it
@@ -769,10 +785,13 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
             group = _Group(group.evidence, group.leads, [u for u in group.support if id(u) not in taken])
         parts.append(Part("code" if intro is not None else "lead", _trim_code(lead.text), source.url))
     elif group.intro is not None:
-        parts.append(
-            Part("lead", f"{group.intro.text}\n\n" + "\n".join(u.text for u in group.leads), source.url)
-        )
-        group = _Group(group.evidence, group.leads, [u for u in group.support if u is not group.intro])
+        # The intro, then its list's items that are quoted, in the docs' order.
+        items = [u for u in group.support if u.order > group.intro.order and _LIST_ITEM.match(u.text)]
+        items = sorted(group.leads + items, key=lambda u: u.order)
+        listed = [u for i, u in enumerate(items) if u.order - i == items[0].order or u in group.leads]
+        parts.append(Part("lead", f"{group.intro.text}\n\n" + "\n".join(u.text for u in listed), source.url))
+        taken = {id(u) for u in listed} | {id(group.intro)}
+        group = _Group(group.evidence, group.leads, [u for u in group.support if id(u) not in taken])
     else:
         parts.append(Part("lead", " ".join(u.text for u in group.leads), source.url))
     # What the last lead announces (its code, its list) reads right after it; the rest in order.

@@ -179,6 +179,35 @@ def test_one_named_setting_gets_its_own_line_not_the_whole_list():
     assert "(Default 100)" not in text
 
 
+RAISING = """## Raising validation errors
+
+To raise a validation error, three types of exceptions can be used:
+
+- `ValueError`: this is the most common exception raised inside validators.
+- `AssertionError`: the assert statement also works, but is skipped under the -O flag.
+- `PydanticCustomError`: a bit more verbose, but provides extra flexibility.
+
+Errors raised this way are collected: validation goes on with the other fields, and every
+failure is reported together in one `ValidationError`, each with its location, its message and
+the input that failed, so that a caller sees at once all that is wrong with the data it sent
+instead of fixing one field at a time. The error's message is what you wrote in the exception;
+write it for the person who will read it in a log or in an API response, and name the rule
+that failed and the value that broke it rather than only saying that the value is invalid. The
+errors keep the order of the fields, and nested models report the path to the failing value."""
+
+
+def test_a_short_list_announced_by_its_intro_is_quoted_whole_unless_one_item_is_named():
+    pool = [evidence("/concepts/validators/#raising", "Validators", "Raising validation errors", RAISING)]
+    text = rendered(compose(query("Which exception is most commonly raised inside validators?"), pool))
+    # "three types ... can be used:" with one of them would promise what it does not show.
+    assert "three types of exceptions" in text
+    assert all(name in text for name in ("`ValueError`", "`AssertionError`", "`PydanticCustomError`"))
+    assert text.index("`ValueError`") < text.index("`AssertionError`") < text.index("`PydanticCustomError`")
+    # Asked about one of them by name, that item answers alone.
+    named = rendered(compose(query("What is PydanticCustomError for in a validator?"), pool))
+    assert "`PydanticCustomError`" in named and "`AssertionError`" not in named, named
+
+
 def test_one_table_row_answers_not_the_whole_table():
     composition = compose(
         query("How much does a seat on the Business plan cost?"),
