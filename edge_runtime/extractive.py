@@ -670,10 +670,19 @@ def _other_ask(query, ranked, first: _Group, pool, terms_of, rarity, covered, ta
         total = sum(rarity.get(t, 1.0) for t in terms)
         return sum(rarity.get(t, 1.0) for t in terms & held) / total if total else 1.0
 
+    # An ask for an amount ("how many times is it retried") is answered only by units that say a
+    # number: "A webhook endpoint failed every retry attempt" holds its words, not its answer.
+    quantity = [bool(_QUANTITY.search(p)) for p in parts]
+    counted = set().union(*(terms_of[id(u)] for u in first.units if _NUMBER.search(u.text)))
+    counted |= _terms(query.locale, pool[first.evidence].heading)
+    seen = [counted if q else covered for q in quantity]
     # The ask the first part leaves most unanswered.
-    wanted = min((d for d in distinct if d), key=lambda d: share(d, covered), default=set())
-    if not wanted or share(wanted, covered) >= OTHER_ASK_COVER:
+    at = min(
+        (i for i, d in enumerate(distinct) if d), key=lambda i: share(distinct[i], seen[i]), default=None
+    )
+    if at is None or share(distinct[at], seen[at]) >= OTHER_ASK_COVER:
         return None
+    wanted = distinct[at]
     lead = first.leads[0]
     for unit in ranked:
         if unit.score < OTHER_ASK_RATIO * lead.score:
@@ -682,8 +691,9 @@ def _other_ask(query, ranked, first: _Group, pool, terms_of, rarity, covered, ta
         if (
             id(unit) not in taken
             and share(wanted, held) >= OTHER_ASK_COVER
-            and share(wanted, held) > share(wanted, covered)
+            and share(wanted, held) > share(wanted, seen[at])
             and pool[unit.evidence].score >= SECOND_EVIDENCE
+            and (not quantity[at] or _NUMBER.search(unit.text))
         ):
             return unit
     return None

@@ -208,6 +208,34 @@ def test_a_short_list_announced_by_its_intro_is_quoted_whole_unless_one_item_is_
     assert "`PydanticCustomError`" in named and "`AssertionError`" not in named, named
 
 
+RETRIES = """## Retries
+
+A delivery succeeds when the endpoint answers with any 2xx status within 10 seconds.
+Otherwise Tallyfox retries up to 6 times with exponential backoff, starting at 30 seconds.
+After the last attempt the event moves to the dead-letter list and the server logs an error."""
+
+GAVE_UP = """## TFX-3005
+
+**Webhook delivery gave up.** A webhook endpoint failed every retry attempt.
+The event is kept in the dead-letter list for 72 hours.
+**Fix:** inspect failures with `tallyfox webhook list --failed`, fix the endpoint, then replay it."""
+
+
+def test_an_ask_for_an_amount_is_answered_by_a_number_not_by_its_words():
+    """Two asks, "how many times … retried" and "how long … kept": the error section answers the
+    second with a number and holds the first one's words ("failed every retry attempt") but no
+    count, so the count is quoted from the section that says it."""
+    pool = [
+        evidence("/errors/#tfx-3005", "Error codes", "TFX-3005", GAVE_UP),
+        evidence("/guides/webhooks/#retries", "Webhooks", "Retries", RETRIES, 0.8, 1),
+    ]
+    ask = query("How many times is a failed webhook retried, and how long is the event kept afterwards?")
+    composition = compose(ask, pool)
+    text = rendered(composition)
+    assert "72 hours" in text and "6 times" in text, text
+    assert {e.url for e in composition.cited} == {"/errors/#tfx-3005", "/guides/webhooks/#retries"}
+
+
 def test_one_table_row_answers_not_the_whole_table():
     composition = compose(
         query("How much does a seat on the Business plan cost?"),
