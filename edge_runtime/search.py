@@ -7,7 +7,7 @@ what the other retriever knows about it (its BM25 score, its cosine, the key
 terms it holds). Of two similar dated passages the newest then wins, and a page
 section appears once.
 
-A learned second stage (`rerank.py`: 12 signals of both retrievers, of the
+A learned second stage (`rerank.py`: 13 signals of both retrievers, of the
 candidate's page and kind, fitted listwise) then re-scores the best fused
 candidates and orders search results (`DEFAULT_WEIGHTS`, `stage="rerank"`):
 leave one corpus out on the tuning corpora it ranked the right page better
