@@ -10,7 +10,7 @@ endpoint does that with the typed `Answer` it gets back.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from askdocs.edge_runtime.answer_types import Answer, Part
@@ -24,7 +24,13 @@ from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import ask_in_language, phrase
 from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
-from askdocs.edge_runtime.search import ANSWER_WEIGHTS, RankWeights, SearchOutcome, hybrid_search
+from askdocs.edge_runtime.search import (
+    ANSWER_WEIGHTS,
+    DEFAULT_WEIGHTS,
+    RankWeights,
+    SearchOutcome,
+    hybrid_search,
+)
 
 from askdocs import lexical
 from askdocs.shards import is_support_page
@@ -32,12 +38,17 @@ from askdocs.shards import is_support_page
 # Operating point of the confidence model (see evidence.CONFIDENCE and scripts/fit_confidence.py).
 DEFAULT_MIN_CONFIDENCE = 0.46
 SEARCH_DEPTH = 8
+# Sections of one page among the evidence read (the second stage orders pages: uncapped, one
+# page's many sections fill the evidence ahead of another page's one that answers).
+SECTIONS_PER_PAGE = 3
 
 
 @dataclass(frozen=True)
 class AnswerSettings:
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
-    weights: RankWeights = ANSWER_WEIGHTS
+    weights: RankWeights = ANSWER_WEIGHTS  # the order confidence is judged on
+    # The order the evidence is read in (None: `weights`'), at most SECTIONS_PER_PAGE per page.
+    evidence_weights: RankWeights | None = DEFAULT_WEIGHTS
     depth: int = SEARCH_DEPTH
     support_url: str | None = None  # where escalations point (None: the site's support page)
 
@@ -103,11 +114,41 @@ def retrieve(docs: Docs, query: Query, settings: AnswerSettings) -> SearchOutcom
     return hybrid_search(docs.scope, docs.embedder, query, settings.depth, settings.weights)
 
 
+def reading_order(
+    docs: Docs, query: Query, settings: AnswerSettings, outcome: SearchOutcome
+) -> SearchOutcome:
+    """The hits the evidence is read from: the second stage's order of pages, each page's
+    sections in the fused order, at most SECTIONS_PER_PAGE of one page; each weighs its fused
+    score (the second stage's page scores are steep: a page it ranks second would weigh a
+    third of the first, though retrieval matched both about as well)."""
+    if settings.evidence_weights is None:
+        return outcome
+    ranked = hybrid_search(
+        docs.scope, docs.embedder, query, settings.depth * SECTIONS_PER_PAGE, settings.evidence_weights
+    )
+    corpus, per_page, hits = docs.scope.corpus, {}, []
+    for hit in ranked.hits:
+        page = (hit.ref.set, corpus.chunk(hit.ref).page)
+        if per_page.get(page, 0) < SECTIONS_PER_PAGE:
+            per_page[page] = per_page.get(page, 0) + 1
+            hits.append(hit)
+        if len(hits) == settings.depth:
+            break
+    best = max((h.fused for h in hits), default=0.0) or 1.0
+    hits = [replace(h, score=h.fused / best) for h in hits]
+    return replace(ranked, hits=hits)
+
+
 def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
     """Retrieve, navigate and assess: the work every synthesiser builds on."""
     outcome = retrieve(docs, query, settings)
     faq = duplicate_faq(docs.scope, docs.embedder, query) if "dense" in outcome.retrievers else None
-    investigation = investigate(docs.fs, outcome, query, faq=faq.ref if faq else None)
+    read = reading_order(docs, query, settings, outcome)
+    investigation = investigate(docs.fs, read, query, faq=faq.ref if faq else None, assessed=outcome)
+    if read is not outcome:  # what ran for this answer, and what failed, is reported (trace, /healthz)
+        outcome.retrievers.extend(name for name in read.retrievers if name not in outcome.retrievers)
+        for name, error in read.errors.items():
+            outcome.errors.setdefault(name, error)
     support = support_for(docs.scope, query.locale, settings.support_url)
     return Case(query, outcome, investigation, support, faq)
 

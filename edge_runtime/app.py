@@ -420,7 +420,9 @@ async def healthz(request: Request) -> Response:
                 "rerank": {
                     "enabled": DEFAULT_WEIGHTS.stage == "rerank",
                     "order": DEFAULT_WEIGHTS.stage,  # of search results
-                    "answers_order": ANSWER_WEIGHTS.stage,  # of the evidence answers are built on
+                    "answers_order": ANSWER_WEIGHTS.stage,  # what answers' confidence is judged on
+                    # ... and the order their evidence is read in (a few sections per page)
+                    "answers_evidence_order": (AnswerSettings().evidence_weights or ANSWER_WEIGHTS).stage,
                     "live": health.ok["rerank"],
                     "model": DEFAULT_WEIGHTS.reranker.name,
                     "runs": health.runs["rerank"],

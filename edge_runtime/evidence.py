@@ -325,8 +325,10 @@ def investigate(
     max_pages: int = 3,
     max_links: int = 2,
     faq: ChunkRef | None = None,
+    assessed: SearchOutcome | None = None,
 ) -> Investigation:
-    """`faq`: a FAQ record the question duplicates (faqmatch): read first, whatever its rank."""
+    """`faq`: a FAQ record the question duplicates (faqmatch): read first, whatever its rank.
+    `assessed`: the search confidence is judged on (default `outcome`, what is read)."""
     corpus = fs.corpus
     locale = query.locale
     steps: list[StreamEvent] = []
@@ -422,7 +424,7 @@ def investigate(
     ordered = sorted(collector.items, key=lambda e: -e.score)
     frequencies = fs.scope.document_frequencies(locale, terms)
     weights = term_weights(frequencies, terms)
-    confidence, signals = assess(outcome, ordered, query, weights, documents=frequencies[1])
+    confidence, signals = assess(assessed or outcome, ordered, query, weights, documents=frequencies[1])
     checked = []
     for evidence in ordered[:4]:
         if evidence.label not in checked:

@@ -11,11 +11,13 @@ A learned second stage (`rerank.py`: 13 signals of both retrievers, of the
 candidate's page and kind, fitted listwise) then re-scores the best fused
 candidates and orders search results (`DEFAULT_WEIGHTS`, `stage="rerank"`):
 leave one corpus out on the tuning corpora it ranked the right page better
-than plain fusion. Answers are built on the fused order (`ANSWER_WEIGHTS`):
-composed from the second stage's order they were worse on the same tuning
-sets (README, Quality). Which stages ran is part of the outcome
-(`retrievers`): a retriever or stage that fails is reported, and the fused
-order serves, never silently.
+than plain fusion. Answers judge their confidence on the fused order
+(`ANSWER_WEIGHTS`, what the confidence model was fitted on) and read their
+evidence from the second stage's pages, a few sections of each
+(`answer.reading_order`): composed from the second stage's order alone they
+were worse (one page's many sections filled the evidence; README, Quality).
+Which stages ran is part of the outcome (`retrievers`): a retriever or stage
+that fails is reported, and the fused order serves, never silently.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ class RankWeights:
     candidates: int = 60  # from each retriever
     pool: int = 40  # fused candidates the second stage re-scores
     # What orders the results: the learned second stage over the fused pool for search, the
-    # fused order for answers (see the module docstring); the other stages are there to be
+    # fused order for answers' confidence (see the module docstring); the other stages are there to be
     # measured side by side (STAGES).
     stage: str = "rerank"
     near_duplicate: float = 0.8  # chunk cosine above which dated passages compete

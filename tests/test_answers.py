@@ -65,7 +65,11 @@ def test_register_a_webhook_endpoint(docs):
     assert result.answered
     assert cited(result)[0] == "/guides/webhooks/#register-an-endpoint", cited(result)
     assert "tallyfox webhook add" in result.text
-    assert "proxy" not in result.text.lower()
+    # The registration section answers; the same page's proxy section may complete it (its
+    # "Webhook endpoints must use HTTPS", "Plain http:// URLs are refused when you register
+    # them"), never lead it.
+    first = result.text.split("From: ")[0]
+    assert "proxy" not in first.lower(), result.text
 
 
 def test_spanish_windows_install_without_a_locale(docs):
@@ -397,3 +401,41 @@ def test_a_page_s_heading_that_names_its_subject_in_code_tells_how(tmp_path, mod
     assert result.answered, result.text
     assert "import `BackgroundTasks`" in result.text, result.text
     assert {c["url"].split("#")[0] for c in result.citations} == {"/background-tasks/"}, result.citations
+
+
+MEMORY = "How much memory does the machine hosting the server need at the very least?"
+
+
+def test_evidence_is_read_in_the_second_stages_page_order_a_few_sections_per_page(docs):
+    """The second stage orders pages: the FAQ page's many sections would fill the evidence
+    ahead of the install page's requirements table. At most SECTIONS_PER_PAGE sections of one
+    page are read, each weighing its fused score; confidence is judged on the fused order."""
+    from askdocs.edge_runtime.answer import SECTIONS_PER_PAGE, prepare, reading_order, retrieve
+    from askdocs.edge_runtime.query import make_query
+
+    settings = AnswerSettings()
+    query = make_query(
+        ChatRequest(MEMORY, "en", (), None),
+        docs.scope,
+    )
+    fused = retrieve(docs, query, settings)
+    read = reading_order(docs, query, settings, fused)
+    assert "rerank" in read.retrievers and "rerank" not in fused.retrievers
+    pages = [docs.scope.corpus.chunk_page(h.ref).url for h in read.hits]
+    assert len(read.hits) == settings.depth
+    assert max(pages.count(p) for p in pages) <= SECTIONS_PER_PAGE, pages
+    assert "/install/" in pages, pages
+    assert max(h.score for h in read.hits) == 1.0
+    assert all(h.score == pytest.approx(h.fused / max(x.fused for x in read.hits)) for h in read.hits)
+    case = prepare(docs, query, settings)
+    # Confidence reads the fused order; the trace names every stage that ran, the second included.
+    assert case.outcome.retrievers == [*fused.retrievers, "rerank"], case.outcome.retrievers
+    result = ask(docs, MEMORY)
+    assert cited(result)[0].startswith("/install/"), cited(result)
+    # Read in the fused order as before, the same question is still answered.
+    plain = answer(
+        docs,
+        ChatRequest(MEMORY, "en", (), None),
+        AnswerSettings(evidence_weights=None),
+    )
+    assert plain.answered and plain.confidence == result.confidence
