@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from askdocs.edge_runtime import events
-from askdocs.edge_runtime.answer import Case, Docs, extractive
+from askdocs.edge_runtime.answer import Case, Docs, citations, extractive
 from askdocs.edge_runtime.answer_types import Answer, Part
 from askdocs.edge_runtime.errors import ApiError
 from askdocs.edge_runtime.events import StreamEvent
@@ -329,15 +329,36 @@ async def settle(answer: Answer, guard: Guard, docs: Docs, case: Case) -> Answer
     parts = [Part("llm", shown)] if shown.strip() else []
     if report.dropped and answer.mode == "llm":
         parts.append(Part("note", NOTES[locale]["dropped"]))
-    return _with(answer, parts + others, extra=extra)
+    cited = _citing_what_is_shown(answer.citations, shown, case) if answer.mode == "llm" else None
+    return _with(answer, parts + others, extra=extra, cited=cited)
 
 
-def _with(answer: Answer, parts: list[Part], extra: dict) -> Answer:
+def _citing_what_is_shown(cited: list[dict], shown: str, case: Case, limit: int = 6) -> list[dict]:
+    """The answer's citations, and the evidence sections that hold an exact token it shows
+    which none of them holds: the model named `--expires` from the CLI page but cited only the
+    security page. Every exact token shown is in a page the answer cites."""
+    items = case.evidence[:limit]
+    urls = {c["url"] for c in cited}
+    held = Evidence(_norm(" ".join(e.text for e in items if e.url in urls)), set())
+    added = []
+    for unit in re.split(r"\n\s*\n", shown):
+        for token in critical_tokens(unit):
+            if token.startswith("/") or _supported(token, held):
+                continue
+            holder = next((e for e in items if _supported(token, Evidence(_norm(e.text), set()))), None)
+            if holder is not None and holder.url not in urls:
+                urls.add(holder.url)
+                added.append(holder)
+                held.add(holder.text)
+    return cited + citations(added)
+
+
+def _with(answer: Answer, parts: list[Part], extra: dict, cited: list[dict] | None = None) -> Answer:
     return Answer(
         parts,
         answer.answered,
         answer.mode,
-        answer.citations,
+        answer.citations if cited is None else cited,
         answer.escalation,
         answer.confidence,
         answer.checked,

@@ -89,6 +89,37 @@ def test_code_block_checked_line_by_line_as_a_unit():
     assert guard.report.dropped == 1
 
 
+def test_a_token_shown_from_an_uncited_section_brings_its_citation():
+    """The model named `--expires` from the CLI section but cited only the security page: the
+    section that holds it is cited too, so every exact token shown is in a cited page."""
+    from types import SimpleNamespace
+
+    from askdocs.edge_runtime.corpus import ChunkRef
+    from askdocs.edge_runtime.evidence import Evidence as Section
+    from askdocs.edge_runtime.grounding import _citing_what_is_shown
+
+    def section(url: str, label: str, text: str) -> Section:
+        page = url.split("#")[0]
+        return Section(
+            ChunkRef(0, 0), 0, 0, url, page, label, label, text, None, "section", 1.0, "en", "page"
+        )
+
+    security = section(
+        "/security/#api-tokens", "Security › API tokens", "Rotation keeps a grace period of 24 hours."
+    )
+    cli = section(
+        "/cli/#token", "CLI › tallyfox token", "Set `--expires` to rotate the token after a number of days."
+    )
+    other = section("/faq/#tokens", "FAQ › Tokens", "Tokens are shown once.")
+    case = SimpleNamespace(evidence=[security, cli, other])
+    cited = [{"url": "/security/#api-tokens", "title": "Security › API tokens"}]
+    shown = "The grace period is 24 hours.\n\nPass `--expires` to rotate it on a schedule."
+    urls = [c["url"] for c in _citing_what_is_shown(cited, shown, case)]
+    assert urls == ["/security/#api-tokens", "/cli/#token"]
+    # Tokens the cited section already holds add nothing.
+    assert _citing_what_is_shown(cited, "The grace period is 24 hours.", case) == cited
+
+
 def test_links_must_point_at_real_pages():
     text, guard = run(
         chars("See [the guide](/guide/) and [the moon](/moon/) for more.\nAlso [API](/api/#x).")
