@@ -30,6 +30,7 @@ from askdocs.edge_runtime.search import (
     RankWeights,
     SearchOutcome,
     hybrid_search,
+    hybrid_search_both,
 )
 
 from askdocs import lexical
@@ -114,17 +115,21 @@ def retrieve(docs: Docs, query: Query, settings: AnswerSettings) -> SearchOutcom
     return hybrid_search(docs.scope, docs.embedder, query, settings.depth, settings.weights)
 
 
-def reading_order(
-    docs: Docs, query: Query, settings: AnswerSettings, outcome: SearchOutcome
-) -> SearchOutcome:
-    """The hits the evidence is read from: the second stage's order of pages, each page's
-    sections in the fused order, at most SECTIONS_PER_PAGE of one page; each weighs its fused
-    score (the second stage's page scores are steep: a page it ranks second would weigh a
-    third of the first, though retrieval matched both about as well)."""
+def searched(docs: Docs, query: Query, settings: AnswerSettings) -> tuple[SearchOutcome, SearchOutcome]:
+    """One retrieval in two orders: the one confidence is judged on (`settings.weights`) and the
+    hits the evidence is read from: the second stage's order of pages, each page's sections in
+    the fused order, at most SECTIONS_PER_PAGE of one page, each weighing its fused score (the
+    second stage's page scores are steep: a page it ranks second would weigh a third of the
+    first, though retrieval matched both about as well)."""
     if settings.evidence_weights is None:
-        return outcome
-    ranked = hybrid_search(
-        docs.scope, docs.embedder, query, settings.depth * SECTIONS_PER_PAGE, settings.evidence_weights
+        outcome = retrieve(docs, query, settings)
+        return outcome, outcome
+    outcome, ranked = hybrid_search_both(
+        docs.scope,
+        docs.embedder,
+        query,
+        (settings.depth, settings.weights),
+        (settings.depth * SECTIONS_PER_PAGE, settings.evidence_weights),
     )
     corpus, per_page, hits = docs.scope.corpus, {}, []
     for hit in ranked.hits:
@@ -136,14 +141,13 @@ def reading_order(
             break
     best = max((h.fused for h in hits), default=0.0) or 1.0
     hits = [replace(h, score=h.fused / best) for h in hits]
-    return replace(ranked, hits=hits)
+    return outcome, replace(ranked, hits=hits)
 
 
 def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
     """Retrieve, navigate and assess: the work every synthesiser builds on."""
-    outcome = retrieve(docs, query, settings)
+    outcome, read = searched(docs, query, settings)
     faq = duplicate_faq(docs.scope, docs.embedder, query) if "dense" in outcome.retrievers else None
-    read = reading_order(docs, query, settings, outcome)
     investigation = investigate(docs.fs, read, query, faq=faq.ref if faq else None, assessed=outcome)
     if read is not outcome:  # what ran for this answer, and what failed, is reported (trace, /healthz)
         outcome.retrievers.extend(name for name in read.retrievers if name not in outcome.retrievers)

@@ -337,15 +337,15 @@ def _citing_what_is_shown(cited: list[dict], shown: str, case: Case, limit: int 
     """The answer's citations, and the evidence sections that hold an exact token it shows
     which none of them holds: the model named `--expires` from the CLI page but cited only the
     security page. Every exact token shown is in a page the answer cites."""
-    items = case.evidence[:limit]
+    items = [(e, Evidence(_norm(e.text), set())) for e in case.evidence[:limit]]
     urls = {c["url"] for c in cited}
-    held = Evidence(_norm(" ".join(e.text for e in items if e.url in urls)), set())
+    held = Evidence(" ".join(text.text for e, text in items if e.url in urls), set())
     added = []
     for unit in re.split(r"\n\s*\n", shown):
         for token in critical_tokens(unit):
             if token.startswith("/") or _supported(token, held):
                 continue
-            holder = next((e for e in items if _supported(token, Evidence(_norm(e.text), set()))), None)
+            holder = next((e for e, text in items if _supported(token, text)), None)
             if holder is not None and holder.url not in urls:
                 urls.add(holder.url)
                 added.append(holder)

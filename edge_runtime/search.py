@@ -14,7 +14,7 @@ leave one corpus out on the tuning corpora it ranked the right page better
 than plain fusion. Answers judge their confidence on the fused order
 (`ANSWER_WEIGHTS`, what the confidence model was fitted on) and read their
 evidence from the second stage's pages, a few sections of each
-(`answer.reading_order`): composed from the second stage's order alone they
+(`answer.searched`): composed from the second stage's order alone they
 were worse (one page's many sections filled the evidence; README, Quality).
 Which stages ran is part of the outcome (`retrievers`): a retriever or stage
 that fails is reported, and the fused order serves, never silently.
@@ -26,7 +26,7 @@ import logging
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -110,6 +110,46 @@ def hybrid_search(
 ) -> SearchOutcome:
     started = time.perf_counter()
     outcome, ranked, vector = fused_candidates(scope, embedder, query, weights)
+    return _finish(scope, query, outcome, ranked, vector, k, weights, dedupe, started)
+
+
+def hybrid_search_both(
+    scope: Scope,
+    embedder: QueryEmbedder | None,
+    query: Query,
+    first: tuple[int, RankWeights],
+    second: tuple[int, RankWeights],
+) -> tuple[SearchOutcome, SearchOutcome]:
+    """Two orders of one retrieval ((k, weights) each): the retrievers run once when both
+    orders start from the same fused candidates (fused or second stage, same pool settings)."""
+    (k1, w1), (k2, w2) = first, second
+    same_pool = (w1.rrf_k, w1.candidates) == (w2.rrf_k, w2.candidates)
+    if not (same_pool and {w1.stage, w2.stage} <= {"fused", "rerank"}):
+        return hybrid_search(scope, embedder, query, k1, w1), hybrid_search(scope, embedder, query, k2, w2)
+    started = time.perf_counter()
+    outcome, ranked, vector = fused_candidates(scope, embedder, query, w1)
+    # Each order scores its own copies of the hits (both stages write `score` and more).
+    other = replace(outcome, hits=[], retrievers=list(outcome.retrievers), errors=dict(outcome.errors))
+    copies = [replace(hit) for hit in ranked]
+    return (
+        _finish(scope, query, outcome, ranked, vector, k1, w1, True, started),
+        _finish(scope, query, other, copies, vector, k2, w2, True, started),
+    )
+
+
+def _finish(
+    scope: Scope,
+    query: Query,
+    outcome: SearchOutcome,
+    ranked: list[Hit],
+    vector: np.ndarray | None,
+    k: int,
+    weights: RankWeights,
+    dedupe: bool,
+    started: float,
+) -> SearchOutcome:
+    """The fused candidates ordered as `weights.stage` says, newest similar passages first,
+    deduplicated, cut to `k`."""
     if weights.stage == "rerank" and ranked:
         try:
             ranked = _second_stage(scope, query, ranked[: max(weights.pool, k)], vector, weights)

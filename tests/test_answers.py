@@ -410,7 +410,7 @@ def test_evidence_is_read_in_the_second_stages_page_order_a_few_sections_per_pag
     """The second stage orders pages: the FAQ page's many sections would fill the evidence
     ahead of the install page's requirements table. At most SECTIONS_PER_PAGE sections of one
     page are read, each weighing its fused score; confidence is judged on the fused order."""
-    from askdocs.edge_runtime.answer import SECTIONS_PER_PAGE, prepare, reading_order, retrieve
+    from askdocs.edge_runtime.answer import SECTIONS_PER_PAGE, prepare, searched
     from askdocs.edge_runtime.query import make_query
 
     settings = AnswerSettings()
@@ -418,8 +418,7 @@ def test_evidence_is_read_in_the_second_stages_page_order_a_few_sections_per_pag
         ChatRequest(MEMORY, "en", (), None),
         docs.scope,
     )
-    fused = retrieve(docs, query, settings)
-    read = reading_order(docs, query, settings, fused)
+    fused, read = searched(docs, query, settings)
     assert "rerank" in read.retrievers and "rerank" not in fused.retrievers
     pages = [docs.scope.corpus.chunk_page(h.ref).url for h in read.hits]
     assert len(read.hits) == settings.depth
