@@ -105,7 +105,7 @@ _SPANISH_ASKS = re.compile(r"[¿¡]")
 
 @dataclass(frozen=True)
 class Query:
-    message: str  # the reader's own words
+    message: str  # the reader's own words (in the docs' spelling: `docs_spelling`)
     text: str  # what is searched: a follow-up borrows the previous question's words
     locale: str  # the locale searched (the reader's, if it has pages)
     requested_locale: str
@@ -323,6 +323,59 @@ def names_in(identifiers: tuple[str, ...]) -> list[str]:
     return [t for t in identifiers if not _WEAK_IDENTIFIER.fullmatch(t)]
 
 
+# British and American spellings of one word: "colour"/"color", "behaviour", "initialise"/
+# "initialize", "serialisation", "analyse", "centre", "licence", "catalogue", "cancelled"/
+# "canceled", "modelling". A reader's word the docs never use is searched in the docs' spelling
+# when the docs use that one (`docs_spelling`); the rules alone would also turn "filed" into
+# "filled", so each needs a few letters before the part it changes, and the docs must use the
+# result while never using the reader's word.
+_SPELLING_RULES = (
+    (re.compile(r"^([a-z]{2,})our(s|ed|ing|ful|able|ite|ites)?$"), r"\1or\2"),
+    (re.compile(r"^([a-z]{3,})or(s|ed|ing|ful|able|ite|ites)?$"), r"\1our\2"),
+    (re.compile(r"^([a-z]{3,})is(e|es|ed|ing|ation|ations|er|ers)$"), r"\1iz\2"),
+    (re.compile(r"^([a-z]{3,})iz(e|es|ed|ing|ation|ations|er|ers)$"), r"\1is\2"),
+    (re.compile(r"^([a-z]{2,})ys(e|es|ed|ing)$"), r"\1yz\2"),
+    (re.compile(r"^([a-z]{2,})yz(e|es|ed|ing)$"), r"\1ys\2"),
+    (re.compile(r"^([a-z]{3,})tre(s)?$"), r"\1ter\2"),
+    (re.compile(r"^([a-z]{3,})ter(s)?$"), r"\1tre\2"),
+    (re.compile(r"^([a-z]{3,})ence(s)?$"), r"\1ense\2"),
+    (re.compile(r"^([a-z]{3,})ense(s)?$"), r"\1ence\2"),
+    (re.compile(r"^([a-z]{3,})ogue(s)?$"), r"\1og\2"),
+    (re.compile(r"^([a-z]{3,})og(s)?$"), r"\1ogue\2"),
+    (re.compile(r"^([a-z]{3,}[aeiou])ll(ed|ing|er|ers)$"), r"\1l\2"),
+    (re.compile(r"^([a-z]{3,}[aeiou])l(ed|ing|er|ers)$"), r"\1ll\2"),
+)
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def spelling_variants(word: str) -> list[str]:
+    """The other spellings of an English word (`_SPELLING_RULES`), lowercased."""
+    lowered = word.lower()
+    return [rule.sub(replacement, lowered) for rule, replacement in _SPELLING_RULES if rule.match(lowered)]
+
+
+def docs_spelling(scope, locale: str, text: str) -> str:
+    """The text with each word the reader's docs never use, and whose other spelling they do
+    use, written the docs' way ("colour" on a site that writes "color")."""
+    if locale != "en" or scope is None:
+        return text
+    variants = {w: v for w in set(_LATIN_WORD.findall(text)) if (v := spelling_variants(w))}
+    if not variants:
+        return text
+    forms = set(variants) | {v for vs in variants.values() for v in vs}
+    stems = {w: lexical.stem_terms(locale, w) for w in forms}
+    counts, _ = scope.document_frequencies(locale, set().union(*stems.values()))
+    used = {w: bool(s) and all(counts.get(t, 0) > 0 for t in s) for w, s in stems.items()}
+    replace = {}
+    for word, options in variants.items():
+        chosen = None if used[word] else next((v for v in options if used[v]), None)
+        if chosen:
+            replace[word] = chosen.capitalize() if word[:1].isupper() else chosen
+    if not replace:
+        return text
+    return _LATIN_WORD.sub(lambda m: replace.get(m.group(0), m.group(0)), text)
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
@@ -335,21 +388,22 @@ def make_query(
     """The question as every later step sees it, for one reader's scope."""
     corpus = scope.corpus
     history = request.history if history is None else history
-    text = search_query(request.message, history)
     default = default_locale or corpus.default_locale
     requested, detected = _requested_locale(request, scope, default)
     locale = effective_locale(scope, requested)
+    message = docs_spelling(scope, locale, request.message)
+    text = docs_spelling(scope, locale, search_query(message, history))
     keys = key_terms(locale, text)
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
     return Query(
-        message=request.message,
+        message=message,
         text=text,
         locale=locale,
         requested_locale=requested,
         terms=frozenset(lexical.stem_terms(locale, text)),
         key_terms=keys,
-        focus=key_terms(locale, request.message) if text != request.message else frozenset(),
+        focus=key_terms(locale, message) if text != message else frozenset(),
         identifiers=identifier_tokens(text),
         temporal=about_history(text),
         history=history,

@@ -271,3 +271,46 @@ def test_a_follow_ups_borrowed_words_weigh_less_in_the_second_stage(example_corp
         cover[url] = max(cover.get(url, 0.0), row["text_cover"] + row["heading_cover"])
     assert max(cover, key=cover.get) == "/pricing/", cover
     assert cover["/pricing/"] > cover["/security/"] + 0.2  # the token page held the borrowed words
+
+
+def test_a_readers_british_spelling_is_searched_as_the_docs_spell_it(example_corpus, public_scope):
+    """The docs write "license"; a reader who writes "licence" finds the same page, and the word
+    is not one "the docs never use" for confidence. Words the docs do use are left alone."""
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import make_query
+
+    corpus, embedder = example_corpus
+    query = make_query(
+        ChatRequest("Where in the console do I change my licence?", "en", (), None), public_scope
+    )
+    assert "licens" in query.terms and "licenc" not in query.terms, query.terms
+    assert query.message == "Where in the console do I change my license?"
+    outcome = hybrid_search(public_scope, embedder, query, 10)
+    assert pages(corpus, outcome)[0] == "/pricing/", pages(corpus, outcome)
+    # "filter" has a British-looking variant ("filtre") the docs never use: unchanged; so is a
+    # word the docs use in the reader's spelling.
+    kept = make_query(ChatRequest("Can I filter the seat license list?", "en", (), None), public_scope)
+    assert kept.message == "Can I filter the seat license list?"
+
+
+def test_spelling_variants_need_the_docs_to_use_the_other_one():
+    from askdocs.edge_runtime.query import docs_spelling, spelling_variants
+
+    assert spelling_variants("colours") == ["colors"]
+    assert spelling_variants("initialise") == ["initialize"]
+    assert spelling_variants("cancelled") == ["canceled"]
+    assert spelling_variants("filed") == []  # not "filled": the rules need letters before the change
+    assert spelling_variants("your") == []
+
+    class Docs:
+        def __init__(self, vocabulary):
+            self.vocabulary = vocabulary
+
+        def document_frequencies(self, locale, terms):
+            return {t: (3 if t in self.vocabulary else 0) for t in terms}, 100
+
+    american = Docs({"color", "initi", "behavior"})
+    assert docs_spelling(american, "en", "Colours and behaviour?") == "Colors and behavior?"
+    both = Docs({"color", "colour"})
+    assert docs_spelling(both, "en", "the colour of a tag") == "the colour of a tag"
+    assert docs_spelling(american, "es", "colour") == "colour"  # English words only
