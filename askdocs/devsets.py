@@ -70,7 +70,11 @@ FRESH = (
     DevSet("borg", "borg", ("fresh/borg.jsonl",), "fresh"),
     DevSet("knot-resolver", "knot-resolver", ("fresh/knot-resolver.jsonl",), "fresh"),
 )
-GROUPS = {"tuning": TUNING, "held-out": HELD_OUT, "fresh": FRESH}
+# A small site (vdirsyncer: 29 pages, Sphinx) asked the way a new user would, questions written
+# by an askdocs developer before askdocs had ever been run on that site (evals/newuser/README.md).
+# Only measured, never tuned on.
+NEW_USER = (DevSet("vdirsyncer", "vdirsyncer", ("newuser/vdirsyncer.jsonl",), "new-user"),)
+GROUPS = {"tuning": TUNING, "held-out": HELD_OUT, "fresh": FRESH, "new-user": NEW_USER}
 
 
 def built(sets: tuple[DevSet, ...]) -> list[DevSet]:

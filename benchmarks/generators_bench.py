@@ -1,11 +1,11 @@
-"""Extraction on generators no question set uses: what a build keeps of each site, and what leaks.
+"""Extraction on generators the tuning sets do not use: what a build keeps of each site, and what leaks.
 
 The sites are Debian's rendered documentation packages (`scripts/fetch_fresh.sh
 generators`, pinned versions): Celery (Sphinx, celery theme), Dask
 (sphinx-book-theme, numpydoc, sphinx-tabs), vdirsyncer (sphinx_rtd_theme), GNU
-diffutils (texinfo), LMDB (Doxygen) and Asciidoctor's API (RDoc). None of them has
-questions: this is the check of how a build reads a theme nobody tuned on, and
-the place to look first when a new generator is reported.
+diffutils (texinfo), LMDB (Doxygen) and Asciidoctor's API (RDoc). Only vdirsyncer
+has questions (evals/newuser/, never tuned on): this is the check of how a build reads
+a theme nobody tuned on, and the place to look first when a new generator is reported.
 
 Per site, an in-process `askdocs build` of a copy of the folder, then from its
 shards:

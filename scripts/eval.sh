@@ -8,7 +8,8 @@
 #   uvicorn.b pydantic.a pydantic.b (the default, or `tuning`), and the held-out sets
 #   heldout/starlette heldout/flask heldout/click heldout/marshmallow (or `heldout`), and the
 #   fresh held-out sets fresh/drf fresh/borg fresh/knot-resolver (or `fresh`: Debian's
-#   rendered -doc packages, fetched by scripts/fetch_fresh.sh).
+#   rendered -doc packages, fetched by scripts/fetch_fresh.sh), and the new-user set
+#   newuser/vdirsyncer (or `newuser`; fetched the same way).
 #   Flask, Click and Marshmallow are Sphinx sites: each is built in its own virtualenv
 #   under .artifacts/ with the versions its evals/corpora/NAME/BUILD.md pins.
 set -euo pipefail
@@ -24,6 +25,7 @@ for arg in "$@"; do
     tuning) SETS+=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b) ;;
     heldout) SETS+=(heldout/starlette heldout/flask heldout/click heldout/marshmallow) ;;
     fresh) SETS+=(fresh/drf fresh/borg fresh/knot-resolver) ;;
+    newuser) SETS+=(newuser/vdirsyncer) ;;
     *) SETS+=("$arg") ;;
   esac
 done
@@ -67,7 +69,7 @@ build() {
       sphinx_site marshmallow sphinx==8.2.3 alabaster==1.0.0 docutils==0.21.2 Pygments==2.21.0 Jinja2==3.1.6 \
         autodocsumm==0.2.15 sphinx-issues==6.0.0 marshmallow==4.4.0
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
-    drf|borg|knot-resolver)  # already rendered: Debian's -doc packages
+    drf|borg|knot-resolver|vdirsyncer)  # already rendered: Debian's -doc packages
       OUT="$OUT" scripts/fetch_fresh.sh "$corpus"
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
     site_example)
@@ -90,6 +92,7 @@ built=" "
 for set in "${SETS[@]}"; do
   corpus=${set#heldout/}
   corpus=${corpus#fresh/}
+  corpus=${corpus#newuser/}
   corpus=${corpus%.[ab]}
   echo "=== $set (corpus $corpus)"
   if [[ "$built" != *" $corpus "* ]]; then

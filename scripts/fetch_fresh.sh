@@ -4,8 +4,8 @@
 # self-contained static site with index.html at its root.
 #   scripts/fetch_fresh.sh [NAME...|generators]
 #   names: drf borg knot-resolver (the default: the fresh question sets' sites), and the
-#   `generators` sites, which no question set uses (benchmarks/generators_bench.py reads
-#   them): celery dask vdirsyncer diffutils lmdb asciidoctor
+#   `generators` sites, which benchmarks/generators_bench.py reads: celery dask vdirsyncer
+#   diffutils lmdb asciidoctor (only vdirsyncer has questions: evals/newuser/)
 # Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
 # .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
 # JS/CSS/fonts shared from other Debian packages) are dropped.
