@@ -490,13 +490,13 @@ class ConfidenceModel:
 # wording (coverage, agreement of the retrievers, capitalised names) separated the tuning sets
 # but not the corpus left out, and are not used.
 CONFIDENCE = ConfidenceModel(
-    bias=-0.071,
+    bias=-0.675,
     weights={
-        "unknown_sized": -1.184,
-        "dense_z": 1.66,
-        "size": -1.058,
-        "rare_frac": -0.878,
-        "unknown_frac": -1.283,
+        "unknown_sized": -1.263,
+        "dense_z": 2.08,
+        "size": -0.728,
+        "rare_frac": -0.813,
+        "unknown_frac": -1.353,
     },
 )
 _WORD = re.compile(r"[^\W\d_]+", re.U)
