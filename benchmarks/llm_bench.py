@@ -344,7 +344,15 @@ def main() -> int:
         if s:
             report.goal(f"{name}: LLM citations are real pages", s["cite_valid"], ">=", 1.0)
             report.goal(f"{name}: no prompt delimiter reaches the reader", s["delimiter_leaks"], "==", 0)
-            report.goal(f"{name}: LLM unanswerable questions refused", s["refused"], ">=", 1.0)
+            # The confidence gate refuses before any model is asked: LLM mode refuses at least
+            # what extractive mode refuses (on a whole dev set that is not every unanswerable one).
+            extractive = summaries.get(f"{name}/extractive") or {}
+            report.goal(
+                f"{name}: LLM refuses what extractive refuses",
+                s["refused"],
+                ">=",
+                extractive.get("refused", 1.0),
+            )
     report.finish()
     return 0
 
