@@ -739,6 +739,13 @@ class PostingsScorer:
         }
         return counts, int(seen.sum())
 
+    def holding(self, term: str, visible: np.ndarray) -> np.ndarray:
+        """The visible documents (numbers, sorted) that hold an index term."""
+        if term not in self._slots:
+            return np.zeros(0, dtype=np.int64)
+        docs = self._posting(term)[0]
+        return np.sort(docs[visible[self._positions[docs]]])
+
     @cached_property
     def _positions(self) -> np.ndarray:
         """Document number → the integer its ref names (askdocs refs are chunk positions)."""

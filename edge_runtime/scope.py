@@ -14,6 +14,8 @@ import numpy as np
 from askdocs.edge_runtime.corpus import Corpus
 from askdocs.edge_runtime.lru import LRU
 
+SUPPORT_TERMS = 16  # the weightiest key terms `Scope.support` reads
+
 
 @dataclass(frozen=True)
 class Reader:
@@ -76,6 +78,38 @@ class Scope:
             for term, count in found.items():
                 counts[term] += count
         return counts, total
+
+    def support(self, locale: str, weights: dict[str, float]) -> float:
+        """How much the question's words are said together: for each of its key terms the docs
+        use, the largest share (by weight) of its other such terms that one visible chunk holding
+        it also holds, averaged by weight. 1.0 when fewer than two of its terms are used. A
+        question about a thing the docs leave out often uses only words the docs know, never in
+        one place ("encrypt" only in "Let's Encrypt", far from "files on my disk"). The
+        `SUPPORT_TERMS` weightiest terms count (one pass over their postings, however long the
+        question)."""
+        terms = sorted(weights, key=lambda t: (-weights[t], t))[:SUPPORT_TERMS]
+        if len(terms) < 2:
+            return 1.0
+        w = np.array([weights[t] for t in terms])
+        total = float(w.sum())
+        best = np.zeros(len(terms))
+        for set_index, loaded in enumerate(self.corpus.sets):
+            index = loaded.lexical.get(locale)
+            if index is None:
+                continue
+            holding = [index.holding(t, self.chunk_masks[set_index]) for t in terms]
+            docs = np.unique(np.concatenate(holding))
+            if not len(docs):
+                continue
+            held = np.zeros((len(docs), len(terms)), dtype=bool)  # which terms each chunk holds
+            for i, found in enumerate(holding):
+                held[np.searchsorted(docs, found), i] = True
+            said = held.astype(np.float64) @ w  # weight of the question's terms each chunk says
+            for i in range(len(terms)):
+                rows = held[:, i]
+                if rows.any():
+                    best[i] = max(best[i], float((said[rows] - w[i]).max()) / (total - w[i]))
+        return float(best @ w / total)
 
     def page_mask(self, set_index: int, locale: str | None) -> np.ndarray:
         mask = self.page_masks[set_index]

@@ -39,7 +39,12 @@ def collect():
             case = prepare(docs, searcher.query(question), AnswerSettings())
             found = case.investigation
             signals = features(
-                case.outcome, found.evidence, case.query, found.term_weights, documents=found.documents
+                case.outcome,
+                found.evidence,
+                case.query,
+                found.term_weights,
+                documents=found.documents,
+                support=searcher.scope.support(case.query.locale, found.term_weights),
             )
             top_pages = {e.page_url for e in found.evidence[:3]}
             label = 1 if question.answerable and top_pages & set(question.gold) else 0

@@ -262,6 +262,17 @@ def test_confidence_is_high_when_the_evidence_holds_the_asked_terms():
     assert signals["missing_terms"] == []
 
 
+def test_words_the_docs_only_say_apart_lower_confidence():
+    """A near miss uses only words the docs know, never together (`Scope.support`): the same
+    evidence and dense match weigh less than for a question whose words one section says."""
+    ask = query("What is the default keepalive_expiry in httpx.Limits?")
+    pool = [evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)]
+    together, _ = assess(outcome_for(ask, pool, 0.5), pool, ask, support=1.0)
+    apart, signals = assess(outcome_for(ask, pool, 0.5), pool, ask, support=0.0)
+    assert signals["support"] == 0.0
+    assert apart < together - 0.1, (apart, together)
+
+
 def test_framing_words_are_not_evidence_and_an_unknown_name_lowers_confidence():
     ask = query("Does httpx support Kerberos authentication with NTLM?")
     pool = [evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)]

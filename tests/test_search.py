@@ -314,3 +314,17 @@ def test_spelling_variants_need_the_docs_to_use_the_other_one():
     both = Docs({"color", "colour"})
     assert docs_spelling(both, "en", "the colour of a tag") == "the colour of a tag"
     assert docs_spelling(american, "es", "colour") == "colour"  # English words only
+
+
+def test_support_says_whether_the_docs_say_a_questions_words_together(public_scope, staff_scope):
+    """`Scope.support`, a confidence signal: words one section says together score 1; words
+    the docs use only apart ("winget" on the install page, "SAML" on the SSO page) score 0;
+    restricted pages never count for a public reader."""
+    (winget,), (saml,), (msi,) = (lexical.stem_terms("en", w) for w in ("winget", "SAML", "MSI"))
+    assert public_scope.support("en", {winget: 1.0, msi: 1.0}) == 1.0
+    assert public_scope.support("en", {winget: 1.0, saml: 1.0}) == 0.0
+    assert public_scope.support("en", {winget: 2.0}) == 1.0  # one known word: nothing to say apart
+    (marigold,), (failover,) = lexical.stem_terms("en", "marigold"), lexical.stem_terms("en", "failover")
+    assert staff_scope.support("en", {marigold: 1.0, failover: 1.0}) == 1.0  # the runbook's own line
+    weights = {t: 1.0 for t in (marigold, failover) if public_scope.document_frequencies("en", {t})[0][t]}
+    assert public_scope.support("en", weights) == 1.0  # at most one of them is visible publicly
