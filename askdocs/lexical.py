@@ -744,7 +744,7 @@ class PostingsScorer:
         if term not in self._slots:
             return np.zeros(0, dtype=np.int64)
         docs = self._posting(term)[0]
-        return np.sort(docs[visible[self._positions[docs]]])
+        return np.sort(docs[visible[self._positions[docs]]], kind="stable")  # already sorted: O(n)
 
     @cached_property
     def _positions(self) -> np.ndarray:

@@ -15,6 +15,7 @@ from askdocs.edge_runtime.corpus import Corpus
 from askdocs.edge_runtime.lru import LRU
 
 SUPPORT_TERMS = 16  # the weightiest key terms `Scope.support` reads
+SUPPORT_COMMON = 2000  # chunks: a term held by more is looked up, not read (`Scope.support`)
 
 
 @dataclass(frozen=True)
@@ -84,9 +85,12 @@ class Scope:
         use, the largest share (by weight) of its other such terms that one visible chunk holding
         it also holds, averaged by weight. 1.0 when fewer than two of its terms are used. A
         question about a thing the docs leave out often uses only words the docs know, never in
-        one place ("encrypt" only in "Let's Encrypt", far from "files on my disk"). The
-        `SUPPORT_TERMS` weightiest terms count (one pass over their postings, however long the
-        question)."""
+        one place ("encrypt" only in "Let's Encrypt", far from "files on my disk").
+
+        Bounded on any site: the `SUPPORT_TERMS` weightiest terms count, and only the chunks
+        holding one of the terms held by at most `SUPPORT_COMMON` chunks are read; a term more
+        common than that is looked up in them, and counts as said with the question's other
+        common terms (their weights are the smallest)."""
         terms = sorted(weights, key=lambda t: (-weights[t], t))[:SUPPORT_TERMS]
         if len(terms) < 2:
             return 1.0
@@ -98,17 +102,24 @@ class Scope:
             if index is None:
                 continue
             holding = [index.holding(t, self.chunk_masks[set_index]) for t in terms]
-            docs = np.unique(np.concatenate(holding))
-            if not len(docs):
-                continue
+            common = np.array([len(found) > SUPPORT_COMMON for found in holding])
+            rare = [found for found, many in zip(holding, common, strict=True) if not many]
+            docs = np.unique(np.concatenate(rare)) if rare else np.zeros(0, dtype=np.int64)
             held = np.zeros((len(docs), len(terms)), dtype=bool)  # which terms each chunk holds
             for i, found in enumerate(holding):
-                held[np.searchsorted(docs, found), i] = True
+                if common[i]:
+                    at = np.minimum(np.searchsorted(found, docs), len(found) - 1)
+                    held[:, i] = found[at] == docs
+                else:
+                    held[np.searchsorted(docs, found), i] = True
             said = held.astype(np.float64) @ w  # weight of the question's terms each chunk says
             for i in range(len(terms)):
                 rows = held[:, i]
                 if rows.any():
                     best[i] = max(best[i], float((said[rows] - w[i]).max()) / (total - w[i]))
+                if common[i]:
+                    others = float(w[common].sum()) - w[i]
+                    best[i] = max(best[i], others / (total - w[i]))
         return float(best @ w / total)
 
     def page_mask(self, set_index: int, locale: str | None) -> np.ndarray:

@@ -328,3 +328,20 @@ def test_support_says_whether_the_docs_say_a_questions_words_together(public_sco
     assert staff_scope.support("en", {marigold: 1.0, failover: 1.0}) == 1.0  # the runbook's own line
     weights = {t: 1.0 for t in (marigold, failover) if public_scope.document_frequencies("en", {t})[0][t]}
     assert public_scope.support("en", weights) == 1.0  # at most one of them is visible publicly
+
+
+def test_support_reads_only_the_rarer_terms_chunks_and_stays_exact(public_scope, monkeypatch):
+    """A term held by more than `SUPPORT_COMMON` chunks is looked up in the chunks of the rarer
+    ones instead of read whole (bounded cost on a large site); with one such term the value is
+    the same as reading everything."""
+    from askdocs.edge_runtime import scope as scope_module
+
+    words = ("tallyfox", "winget", "MSI", "SAML", "webhook")
+    weights = {next(iter(lexical.stem_terms("en", w))): 1.0 + i / 10 for i, w in enumerate(words)}
+    exact = public_scope.support("en", weights)
+    counts, _ = public_scope.document_frequencies("en", set(weights))
+    most, second = sorted(counts.values(), reverse=True)[:2]
+    assert most > second  # "tallyfox" is on every page
+    monkeypatch.setattr(scope_module, "SUPPORT_COMMON", second)
+    assert public_scope.support("en", weights) == exact
+    assert 0.0 < exact < 1.0
