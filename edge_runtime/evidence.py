@@ -67,6 +67,7 @@ class Investigation:
     term_weights: dict[str, float] = field(default_factory=dict)
     documents: int = 0  # the reader's visible chunks in the question's locale
     opened: list[tuple[int, int]] = field(default_factory=list)  # (set, page) of the pages read
+    support: float = 1.0  # `Scope.support` of the key terms (a confidence signal)
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]{3,60})`")
@@ -424,20 +425,18 @@ def investigate(
     ordered = sorted(collector.items, key=lambda e: -e.score)
     frequencies = fs.scope.document_frequencies(locale, terms)
     weights = term_weights(frequencies, terms)
+    support = fs.scope.support(locale, weights)
     confidence, signals = assess(
-        assessed or outcome,
-        ordered,
-        query,
-        weights,
-        documents=frequencies[1],
-        support=fs.scope.support(locale, weights),
+        assessed or outcome, ordered, query, weights, documents=frequencies[1], support=support
     )
     checked = []
     for evidence in ordered[:4]:
         if evidence.label not in checked:
             checked.append(evidence.label)
     pages = [fs.tree.pages[url] for url in opened if url in fs.tree.pages]
-    return Investigation(ordered, steps, checked, confidence, signals, weights, frequencies[1], pages)
+    return Investigation(
+        ordered, steps, checked, confidence, signals, weights, frequencies[1], pages, support
+    )
 
 
 def _add_faq(collector: _Collector, corpus: Corpus, ref: ChunkRef, weight: float) -> None:

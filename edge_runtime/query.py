@@ -392,7 +392,9 @@ def make_query(
     requested, detected = _requested_locale(request, scope, default)
     locale = effective_locale(scope, requested)
     message = docs_spelling(scope, locale, request.message)
-    text = docs_spelling(scope, locale, search_query(message, history))
+    text = search_query(message, history)
+    if text != message:  # a follow-up borrowed the previous question's words: spell them too
+        text = docs_spelling(scope, locale, text)
     keys = key_terms(locale, text)
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)

@@ -44,7 +44,7 @@ def collect():
                 case.query,
                 found.term_weights,
                 documents=found.documents,
-                support=searcher.scope.support(case.query.locale, found.term_weights),
+                support=found.support,
             )
             top_pages = {e.page_url for e in found.evidence[:3]}
             label = 1 if question.answerable and top_pages & set(question.gold) else 0
