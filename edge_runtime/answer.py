@@ -99,6 +99,8 @@ class Case:
             extra["retriever_errors"] = self.outcome.errors
         if self.query.locale_detected:
             extra["locale_detected"] = True
+        if self.query.respelled:
+            extra["respelled"] = dict(self.query.respelled)
         if self.faq is not None:
             page = self.investigation.evidence[0]
             extra["faq_match"] = {"url": page.url, "similarity": self.faq.similarity, "bar": self.faq.bar}

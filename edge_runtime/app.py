@@ -206,6 +206,7 @@ async def search_endpoint(request: Request) -> Response:
         headers=_served_by(live),
         content={
             "query": q,
+            "respelled": dict(query.respelled),
             "locale": outcome.locale,
             "requested_locale": outcome.requested_locale,
             "locale_fallback": outcome.locale_fallback,

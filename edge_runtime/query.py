@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from askdocs.edge_runtime.conversation import ChatRequest, Turn, escalation_reason, search_query
+from askdocs.edge_runtime.rarity import WORD_MIN_LETTERS, known_words
 
 from askdocs import lexical
 
@@ -121,6 +122,8 @@ class Query:
     # and Spanish site), and the site's languages: a refusal then suggests asking in one of them.
     foreign: str | None = None
     ask_in: tuple[str, ...] = ()
+    # The reader's words searched as the docs' words one edit away (`docs_typos`), in pairs.
+    respelled: tuple[tuple[str, str], ...] = ()
 
     @property
     def locale_fallback(self) -> bool:
@@ -376,6 +379,95 @@ def docs_spelling(scope, locale: str, text: str) -> str:
     return _LATIN_WORD.sub(lambda m: replace.get(m.group(0), m.group(0)), text)
 
 
+# A reader's slip of the keyboard ("webhoks", "Windoes", "memroy") is a word neither the docs nor
+# the language use; left alone it is searched for nothing and, being rare in the language, taken
+# for the name of something the docs do not cover: the question is refused. `docs_typos` searches
+# it as the docs' word one edit away (a letter dropped, added, changed, or two swapped). Words
+# shorter than `TYPO_MIN_LETTERS` have too many neighbours one edit away to choose from; the
+# first letter is never changed (typos seldom touch it, and "gevent" is not "event").
+TYPO_MIN_LETTERS = WORD_MIN_LETTERS
+TYPO_MIN_CHUNKS = 2
+_TYPO_LETTERS = {"en": "abcdefghijklmnopqrstuvwxyz", "es": "abcdefghijklmnopqrstuvwxyzáéíóúüñ"}
+# Only plain words are checked: not part of a name (`max_redirects`, `httpx.Client`, `--env-file`,
+# `/api/v2`), written in lower case or capitalised (not `GraphQL`, `JSON`).
+_WORD_RUN = re.compile(r"\w+", re.U)
+_PLAIN_WORD = re.compile(r"[A-ZÁÉÍÓÚÑ]?[a-záéíóúüñ]+")
+_NAME_PART = re.compile(r"[.:/-]\w|[/-]")  # the word is glued to a name's other parts
+_SENTENCE_END = re.compile(r"[.!?¿¡:\n]")
+
+
+def one_edit(word: str, letters: str) -> set[str]:
+    """Every spelling one edit from `word` (lowercase) that keeps its first letter."""
+    out = set()
+    for i in range(1, len(word) + 1):
+        head, tail = word[:i], word[i:]
+        if tail:
+            out.add(head + tail[1:])
+            for c in letters:
+                out.add(head + c + tail[1:])
+        if len(tail) > 1:
+            out.add(head + tail[1] + tail[0] + tail[2:])
+        for c in letters:
+            out.add(head + c + tail)
+    out.discard(word)
+    return out
+
+
+def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
+    """The reader's words that look mistyped, each with the docs' word one edit away: words that
+    are not words of the language (`rarity.known_words`) and that the reader's docs never use,
+    for which the docs use a word one edit away (the one they use most; ties: the alphabetically
+    first). A capitalised word inside a sentence is a name ("my Procfile") and stays. Restricted
+    pages never count: a correction never names their words."""
+    letters = _TYPO_LETTERS.get(locale)
+    words = known_words(locale) if letters else None
+    if words is None or scope is None:
+        return {}
+    suspects, previous = set(), None
+    for match in _WORD_RUN.finditer(text):
+        word, gap = match.group(0), text[previous : match.start()] if previous is not None else "."
+        previous = match.end()
+        if len(word) < TYPO_MIN_LETTERS or word.lower() in words or not _PLAIN_WORD.fullmatch(word):
+            continue
+        if word[0].isupper() and not _SENTENCE_END.search(gap):
+            continue
+        if _NAME_PART.match(text, match.end()) or (
+            match.start() and _NAME_PART.match(text, match.start() - 1)
+        ):
+            continue
+        suspects.add(word)
+    if not suspects:
+        return {}
+    own = {w: lexical.stem_terms(locale, w.lower()) for w in suspects}
+    counts, _ = scope.document_frequencies(locale, set().union(*own.values()))
+    unknown = sorted(w for w, stems in own.items() if stems and not any(counts.get(t, 0) for t in stems))
+    corrections: dict[str, str] = {}
+    for word in unknown:
+        options = {v: lexical.stem_terms(locale, v) for v in one_edit(word.lower(), letters)}
+        options = {v: stems for v, stems in options.items() if stems}
+        if not options:
+            continue
+        found, _ = scope.document_frequencies(locale, set().union(*options.values()))
+        used = {v: n for v, stems in options.items() if (n := min(found.get(t, 0) for t in stems))}
+        # A word of the language the docs use first ("certificate", not "certifate", which stems
+        # alike); else a word the docs use in `TYPO_MIN_CHUNKS` chunks or more and index nearly as
+        # written ("webhooks": "webhook"), not one that only stems like a docs word ("defful": "def").
+        chosen = [v for v in used if v in words] or [
+            v for v in used if used[v] >= TYPO_MIN_CHUNKS and all(len(t) >= len(v) - 2 for t in options[v])
+        ]
+        if chosen:
+            best = min(chosen, key=lambda v: (-used[v], -len(v), v))
+            corrections[word] = best.capitalize() if word[:1].isupper() else best
+    return corrections
+
+
+def respell(text: str, replacements: dict[str, str]) -> str:
+    """`text` with each whole word of `replacements` replaced."""
+    if not replacements:
+        return text
+    return _WORD_RUN.sub(lambda m: replacements.get(m.group(0), m.group(0)), text)
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
@@ -391,13 +483,15 @@ def make_query(
     default = default_locale or corpus.default_locale
     requested, detected = _requested_locale(request, scope, default)
     locale = effective_locale(scope, requested)
+    site_locales = sorted(scope.locales) or [locale]
+    foreign = foreign_language(request.message, site_locales)
     message = docs_spelling(scope, locale, request.message)
+    typos = {} if foreign else docs_typos(scope, locale, message)
+    message = respell(message, typos)
     text = search_query(message, history)
     if text != message:  # a follow-up borrowed the previous question's words: spell them too
         text = docs_spelling(scope, locale, text)
     keys = key_terms(locale, text)
-    site_locales = sorted(scope.locales) or [locale]
-    foreign = foreign_language(request.message, site_locales)
     return Query(
         message=message,
         text=text,
@@ -413,6 +507,7 @@ def make_query(
         locale_detected=detected,
         foreign=foreign,
         ask_in=tuple(sorted(site_locales, key=lambda loc: (loc != default, loc))) if foreign else (),
+        respelled=tuple(sorted(typos.items())),
     )
 
 

@@ -10,8 +10,12 @@ per million words, for some 40 languages.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from functools import cache
+from importlib import resources
+
+import numpy as np
 
 log = logging.getLogger("askdocs.rarity")
 
@@ -31,3 +35,58 @@ def common_words(locale: str) -> frozenset[str] | None:
 def is_rare(locale: str, word: str) -> bool:
     words = common_words(locale)
     return words is not None and word.lower() not in words
+
+
+# A word used at least this often (Zipf scale: 1.5 is about three times per hundred million
+# words) is a word of the language, however technical ("systemd", "uplink", "backend", "Redis"):
+# never taken for a typo. Misspellings are rarer ("webhoks", "memroy"; a few common ones, like
+# "recieve", are above it and stay as written). Only words of `WORD_MIN_LETTERS` or more are
+# listed: shorter ones are never taken for typos.
+WORD_ZIPF = 1.5
+WORD_MIN_LETTERS = 5
+# Languages whose word list askdocs ships (scripts/gen_known_words.py writes them from
+# wordfreq's "large" lists): the list itself is 30-40 MB of Python strings once read, the
+# shipped hashes 0.6 MB.
+KNOWN_WORDS = ("en", "es")
+
+
+class WordSet:
+    """A language's words as sorted 32-bit hashes (`word_hash`): `word in words`. Of the few
+    hundred million non-words, about one in thirty thousand reads as a word by chance."""
+
+    def __init__(self, hashes: np.ndarray) -> None:
+        self.hashes = hashes
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str):
+            return False
+        h = word_hash(word)
+        i = int(np.searchsorted(self.hashes, h))
+        return i < len(self.hashes) and int(self.hashes[i]) == h
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+
+def word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=4).digest(), "little")
+
+
+def language_words(locale: str) -> list[str]:
+    """The words of wordfreq's "large" list for `locale` used at least `WORD_ZIPF`, of
+    `WORD_MIN_LETTERS` letters or more (what the shipped hashes hold)."""
+    from wordfreq import available_languages, read_cBpack
+
+    buckets = read_cBpack(available_languages("large")[locale])  # bucket i: -i centibels
+    top = round(900 - 100 * WORD_ZIPF)  # Zipf = (900 - i) / 100
+    return [w for bucket in buckets[: top + 1] for w in bucket if len(w) >= WORD_MIN_LETTERS]
+
+
+@cache
+def known_words(locale: str) -> WordSet | None:
+    """The words of the language at all (None: askdocs ships no list for it, and no word is
+    taken for a typo)."""
+    if locale not in KNOWN_WORDS:
+        return None
+    raw = resources.files("askdocs").joinpath(f"data/words-{locale}.u32").read_bytes()
+    return WordSet(np.frombuffer(raw, dtype="<u4"))

@@ -70,6 +70,13 @@ def test_search_contract(client):
     assert first["page_url"] == "/install/"
     scores = [r["score"] for r in data["results"]]
     assert scores == sorted(scores, reverse=True)
+    assert data["respelled"] == {}
+
+
+def test_search_says_which_mistyped_words_it_searched_as_the_docs_words(client):
+    data = client.get("/api/search", params={"q": "webhoks retried"}).json()
+    assert data["query"] == "webhoks retried" and data["respelled"] == {"webhoks": "webhooks"}
+    assert data["results"][0]["page_url"] == "/guides/webhooks/"
 
 
 def test_search_locale_and_fallback(client):
@@ -323,6 +330,7 @@ def test_settings_validation():
         Settings.from_env(env={"ASKDOCS_RATE_LIMIT": "lots"}, index="x")
     openai = Settings.from_env(env={"ASKDOCS_LLM_MODEL": "gpt-4o-mini", "OPENAI_API_KEY": "k"}, index="x")
     assert openai.llm.base_url == "https://api.openai.com/v1" and openai.llm.agent is True
-    off = Settings.from_env(env={"ASKDOCS_RATE_LIMIT": "off", "ASKDOCS_CORS_ORIGINS": "https://a, https://b"},
-                            index="x")
+    off = Settings.from_env(
+        env={"ASKDOCS_RATE_LIMIT": "off", "ASKDOCS_CORS_ORIGINS": "https://a, https://b"}, index="x"
+    )
     assert off.rate_limit is None and off.cors_origins == ("https://a", "https://b")

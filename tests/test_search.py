@@ -316,6 +316,77 @@ def test_spelling_variants_need_the_docs_to_use_the_other_one():
     assert docs_spelling(american, "es", "colour") == "colour"  # English words only
 
 
+def test_a_mistyped_word_is_searched_as_the_docs_word_one_edit_away(example_corpus, public_scope):
+    """ "webhoks" is a word neither English nor the docs use: searched as written it finds
+    nothing, and being rare in the language it reads as the name of something the docs do not
+    cover. It is searched as "webhooks", and the answer says so in its trace."""
+    from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import make_query
+
+    corpus, embedder = example_corpus
+    query = make_query(ChatRequest("How many times are webhoks retried?", "en", (), None), public_scope)
+    assert query.message == "How many times are webhooks retried?"
+    assert query.respelled == (("webhoks", "webhooks"),)
+    assert pages(corpus, hybrid_search(public_scope, embedder, query, 10))[0] == "/guides/webhooks/"
+    reply = answer(
+        Docs(public_scope, embedder),
+        ChatRequest("Webhoks: how many retries?", "en", (), None),
+        AnswerSettings(),
+    )
+    assert reply.answered, reply.text
+    assert reply.citations[0]["url"] == "/guides/webhooks/#retries", reply.citations
+    assert reply.extra["respelled"] == {"Webhoks": "Webhooks"}
+    assert "6 times" in reply.text
+    # Spelled right, nothing is respelled and the trace says nothing.
+    right = answer(
+        Docs(public_scope, embedder),
+        ChatRequest("How many times are webhooks retried?", "en", (), None),
+        AnswerSettings(),
+    )
+    assert "respelled" not in right.extra
+
+
+def test_typos_are_read_only_where_a_word_is_no_word_at_all(public_scope, staff_scope):
+    """What is taken for a typo: a plain word of five letters or more that neither the language
+    nor the reader's visible docs use. Words of the language ("backend", "systemd", "Redis"),
+    names inside a sentence ("my Procfile"), parts of code names, a changed first letter
+    ("gevent" is not "event") and words only restricted pages use are left alone."""
+    from askdocs.edge_runtime.query import docs_typos, one_edit, respell
+
+    assert docs_typos(public_scope, "en", "how do I instlal the agent") == {"instlal": "install"}
+    assert docs_typos(public_scope, "en", "Windwos installer flags") == {"Windwos": "Windows"}
+    assert docs_typos(public_scope, "en", "my Procfile, backend and systemd with Redis") == {}
+    assert docs_typos(public_scope, "en", "install it on Windwos") == {}  # a name, as written
+    assert docs_typos(public_scope, "en", "set max_retires, httpx.Clinet and --webhok-url") == {}
+    assert docs_typos(public_scope, "en", "does it support gevent") == {}
+    assert docs_typos(public_scope, "en", "how many times are webhooks retried") == {}
+    # "marigold" is a word of the staff runbook only: a public reader's "marigld" stays as written.
+    assert docs_typos(staff_scope, "en", "the marigld failover") == {"marigld": "marigold"}
+    assert docs_typos(public_scope, "en", "the marigld failover") == {}
+    assert docs_typos(None, "en", "webhoks") == {}
+    assert docs_typos(public_scope, "fr", "webhoks") == {}  # no letters known for the language: no guess
+    edits = one_edit("webhok", "abcdefghijklmnopqrstuvwxyz")
+    assert {"webhook", "webhk", "wehbok", "webhoks"} <= edits and "webhok" not in edits
+    assert all(e[0] == "w" for e in edits)
+    assert respell("Webhoks? webhoks_url webhoks", {"webhoks": "webhooks"}) == "Webhoks? webhoks_url webhooks"
+
+
+def test_the_shipped_word_lists_match_wordfreq():
+    """askdocs/data/words-*.u32 are what scripts/gen_known_words.py writes from the installed
+    wordfreq: a word of the language is known, a typo is not."""
+    import numpy as np
+    from askdocs.edge_runtime.rarity import KNOWN_WORDS, known_words, language_words, word_hash
+
+    for locale in KNOWN_WORDS:
+        words = known_words(locale)
+        expected = np.unique(np.array([word_hash(w) for w in language_words(locale)], dtype="<u4"))
+        assert np.array_equal(words.hashes, expected), f"regenerate: scripts/gen_known_words.py ({locale})"
+    assert "backend" in known_words("en") and "webhoks" not in known_words("en")
+    assert "contraseña" in known_words("es") and "contrasena" not in known_words("es")
+    assert known_words("fr") is None
+
+
 def test_support_says_whether_the_docs_say_a_questions_words_together(public_scope, staff_scope):
     """`Scope.support`, a confidence signal: words one section says together score 1; words
     the docs use only apart ("winget" on the install page, "SAML" on the SSO page) score 0;

@@ -1,0 +1,118 @@
+"""Questions with a typo: search and answers with and without the docs' spelling of a mistyped word.
+
+Every answerable question of the chosen groups is asked three ways through the pipeline
+itself (in-process, like `tune_answers.py`): as written; with one typo; and with the same typo
+while `query.docs_typos` is switched off. The typo is made the same way every run (seeded by
+the question's id) in the question's longest word (six letters or more) that the language and
+the docs both use: one letter dropped, doubled, swapped with the next or changed, never the
+first one, and the result is not a word of the language. Follow-ups get it in their own words.
+
+Printed per group: page-level R@1 / R@5 / MRR of search, and answered / citation precision /
+fact recall of the answers, for each of the three, and the typo's cost with and without the
+correction. Nothing is fitted here: the rule has no weights, and every column is a check.
+
+    .venv/bin/python scripts/typo_eval.py [GROUP ...] [--json FILE]   (default: every group)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import re
+import statistics
+from pathlib import Path
+from unittest import mock
+
+from askdocs.edge_runtime import query as query_module
+from askdocs.edge_runtime.rarity import known_words
+
+from askdocs import devsets, lexical
+from askdocs.evaluation import Question, _Searcher, answer_in_process, retrieval_scores
+
+_WORD = re.compile(r"(?<![\w.:/-])[a-záéíóúüñ]{6,}(?![\w/-]|[.:]\w)")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def misspelt(question: Question, scope) -> Question | None:
+    """The question with one typo in its longest word the docs use (None: no such word)."""
+    words = known_words(question.locale) or frozenset()
+    candidates = [w for w in _WORD.findall(question.question) if w in words]
+    if not candidates:
+        return None
+    stems = {w: lexical.stem_terms(question.locale, w) for w in candidates}
+    counts, _ = scope.document_frequencies(question.locale, set().union(*stems.values()))
+    used = [w for w in candidates if stems[w] and all(counts.get(t, 0) for t in stems[w])]
+    if not used:
+        return None
+    word = max(used, key=lambda w: (len(w), -candidates.index(w)))
+    rng = random.Random(question.id)
+    for _ in range(50):
+        i = rng.randrange(1, len(word) - 1)
+        op = rng.choice(("drop", "double", "swap", "change"))
+        if op == "drop":
+            typo = word[:i] + word[i + 1 :]
+        elif op == "double":
+            typo = word[:i] + word[i] + word[i:]
+        elif op == "swap":
+            typo = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+        else:
+            typo = word[:i] + rng.choice(_LETTERS) + word[i + 1 :]
+        if typo != word and typo not in words:
+            text = re.sub(
+                rf"(?<![\w.:/-]){re.escape(word)}(?![\w/-]|[.:]\w)", typo, question.question, count=1
+            )
+            return dataclasses.replace(question, question=text)
+    return None
+
+
+def measure(questions: list[Question], dev) -> dict[str, float]:
+    searcher = _Searcher(dev.site, dev.private)
+    search = [retrieval_scores(searcher.pages(q), q) for q in questions]
+    rows, _ = answer_in_process(questions, dev.site, dev.private)
+    out = {
+        name: statistics.fmean(s[key] for s in search)
+        for name, key in (("R@1", "r@1"), ("R@5", "r@5"), ("MRR", "mrr"))
+    }
+    for metric in ("answered", "cite_precision", "fact_recall"):
+        values = [r[metric] for r in rows if metric in r]
+        out[metric] = statistics.fmean(values) if values else float("nan")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("groups", nargs="*", default=list(devsets.GROUPS))
+    parser.add_argument("--json", help="write the table here")
+    args = parser.parse_args()
+    report: dict = {}
+    columns = ("R@1", "R@5", "MRR", "answered", "cite_precision", "fact_recall")
+    print(f"{'group / arm':42} {'n':>4} " + " ".join(f"{c:>14}" for c in columns))
+    for group in args.groups:
+        arms: dict[str, list] = {"as written": [], "one typo, corrected": [], "one typo, not corrected": []}
+        for dev in devsets.built(devsets.GROUPS[group]):
+            scope = _Searcher(dev.site, dev.private).scope
+            pairs = [(q, t) for q in dev.load() if q.answerable and (t := misspelt(q, scope)) is not None]
+            if not pairs:
+                continue
+            clean, typed = [q for q, _ in pairs], [t for _, t in pairs]
+            arms["as written"].append((len(pairs), measure(clean, dev)))
+            arms["one typo, corrected"].append((len(pairs), measure(typed, dev)))
+            with mock.patch.object(query_module, "docs_typos", lambda *a, **k: {}):
+                arms["one typo, not corrected"].append((len(pairs), measure(typed, dev)))
+        report[group] = {}
+        for arm, parts in arms.items():
+            n = sum(k for k, _ in parts)
+            pooled = {c: sum(k * m[c] for k, m in parts) / n for c in columns} if n else {}
+            report[group][arm] = {"n": n, **pooled}
+            print(
+                f"{group + ' / ' + arm:42} {n:>4} "
+                + " ".join(f"{pooled.get(c, float('nan')):>14.3f}" for c in columns)
+            )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
