@@ -10,6 +10,7 @@ and logs it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import secrets
@@ -233,6 +234,7 @@ class ChatService:
             "client": client,
             "index_version": corpus.version,
             "search_query_rewritten": query.text != query.message,
+            "respelled": len(query.respelled),  # how many mistyped words (the words: with the question)
             **self.events.question_field(request.message),
         }
         early = answered_at_once(query, support)
@@ -245,7 +247,7 @@ class ChatService:
         else:
             cached = await self.answer_cache.get(key) if self.cache_enabled else None
         if cached is not None:
-            answer = with_escalation(Answer.from_json(cached), query, support)
+            answer = with_escalation(_as_asked(Answer.from_json(cached), query), query, support)
             await self._deliver(answer, answer_id, stream, record, cached=True)
             return
 
@@ -327,6 +329,15 @@ class ChatService:
             }
         )
         self.events.write(record)
+
+
+def _as_asked(answer: Answer, query: Query) -> Answer:
+    """A cached answer told for this asking: questions that differ only by a typo share one
+    entry ("webhoks" is looked up as "webhooks"), so what was respelled is this question's."""
+    extra = {k: v for k, v in answer.extra.items() if k != "respelled"}
+    if query.respelled:
+        extra["respelled"] = dict(query.respelled)
+    return dataclasses.replace(answer, extra=extra)
 
 
 def _cacheable(answer: Answer) -> bool:

@@ -240,6 +240,11 @@ def test_repeated_questions_are_served_from_the_answer_cache(example_server):
     assert second["done"].get("cached") is True
     assert second["text"] == first["text"]
     assert second["done"]["answer_id"] != first["done"]["answer_id"]
+    assert "respelled" not in first["done"] and "respelled" not in second["done"]
+    # The same question with a typo is the same question: the cached answer, told how it was read.
+    typo = chat(example_server, "Which HTTP header carries the webhook signatrue?")
+    assert typo["done"].get("cached") is True and typo["text"] == first["text"]
+    assert typo["done"]["respelled"] == {"signatrue": "signature"}
 
 
 # -- a reader who hangs up ------------------------------------------------------------------------

@@ -83,6 +83,7 @@
       offlineNone: "The assistant can't be reached right now, and a search of this site in your browser found no matching pages.",
       offlineFailed: "The assistant can't be reached right now, and the in-browser search is not available either.",
       fallbackMode: "The AI model was unavailable, so this answer quotes the documentation directly.",
+      respelled: "Searched as the docs spell it: {0}",
       announce: "Answer: {0}",
       jump: "Jump to a section",
       suggested: "Try asking",
@@ -131,6 +132,7 @@
       offlineNone: "El asistente no está disponible ahora mismo y la búsqueda en este sitio desde tu navegador no encontró páginas.",
       offlineFailed: "El asistente no está disponible ahora mismo y la búsqueda en el navegador tampoco.",
       fallbackMode: "El modelo de IA no estaba disponible, así que esta respuesta cita la documentación directamente.",
+      respelled: "Buscado como lo escribe la documentación: {0}",
       announce: "Respuesta: {0}",
       jump: "Ir a una sección",
       suggested: "Prueba a preguntar",
@@ -179,6 +181,7 @@
       offlineNone: "L'assistant est injoignable pour le moment, et la recherche dans ce site depuis votre navigateur n'a rien trouvé.",
       offlineFailed: "L'assistant est injoignable pour le moment, et la recherche dans le navigateur non plus.",
       fallbackMode: "Le modèle d'IA était indisponible : cette réponse cite directement la documentation.",
+      respelled: "Recherché comme l'écrit la documentation : {0}",
       announce: "Réponse : {0}",
       jump: "Aller à une section",
       suggested: "Essayez de demander",
@@ -997,6 +1000,14 @@ textarea{font-size:16px}}
     return view;
   }
 
+  function respellings(value) {
+    if (!value || typeof value !== "object" || Array.isArray(value)) return [];
+    return Object.entries(value)
+      .filter(([a, b]) => typeof b === "string")
+      .slice(0, 5)
+      .map(([a, b]) => [a.slice(0, 40), b.slice(0, 40)]);
+  }
+
   function noticeEl(kind, text, onRetry) {
     return h(
       "div",
@@ -1018,6 +1029,9 @@ textarea{font-size:16px}}
       into.append(noticeEl(state === "stopped" ? "info" : "err", turn.notice, retryable ? () => retry(turn) : null));
     }
     if (turn.mode === "extractive-fallback") into.append(noticeEl("info", t("fallbackMode")));
+    // Mistyped words the runtime searched as the docs spell them ("webhoks" → "webhooks").
+    if (turn.respelled && turn.respelled.length)
+      into.append(noticeEl("info", t("respelled", turn.respelled.map(([a, b]) => "“" + a + "” → “" + b + "”").join(", "))));
     const escalation = turn.escalation && resolve(turn.escalation.url);
     const external = escalation && escalation.origin !== location.origin;
     const escalate =
@@ -1226,6 +1240,7 @@ textarea{font-size:16px}}
           mode: data.mode || null,
           citations: Array.isArray(data.citations) ? data.citations : [],
           escalation: data.escalation && data.escalation.url ? data.escalation : null,
+          respelled: respellings(data.respelled),
         });
         finished = true;
         return true;

@@ -98,6 +98,17 @@ def test_real_answer_with_citation(real):
     real.screenshot("real-runtime-answer")
 
 
+def test_real_answer_to_a_mistyped_question_says_how_it_was_read(real):
+    goto(real, "/")
+    real.ask("How do I instlal the agent with pip?")
+    real.wait_answer(timeout=30_000)
+    expect(real.last_answer.locator(".md")).to_contain_text("pip install foxdocs-agent")
+    expect(real.last_answer).to_contain_text("Searched as the docs spell it: “instlal” → “install”")
+    real.ask("Which port does the agent listen on?")
+    real.wait_answer(timeout=30_000)
+    expect(real.last_answer).not_to_contain_text("Searched as the docs spell it")
+
+
 def test_real_unanswerable_escalates(real):
     goto(real, "/install/")
     real.ask("What does the enterprise plan cost per seat?")
