@@ -468,6 +468,34 @@ def respell(text: str, replacements: dict[str, str]) -> str:
     return _WORD_RUN.sub(lambda m: replacements.get(m.group(0), m.group(0)), text)
 
 
+# A pasted stack trace: its frames (file paths, line numbers, function names, the code of each
+# line) drown the words that matter, the error's type and message, in words no docs page uses,
+# and the question is refused ("Traceback (most recent call last): File "app.py", line 12, in
+# <module> ... httpx.ReadTimeout: The read operation timed out"). They are not searched.
+_TRACE_FRAME = re.compile(
+    r"Traceback \(most recent call last\):?"
+    r"|During handling of the above exception, another exception occurred:?"
+    r"|The above exception was the direct cause of the following exception:?"
+    # Python: `File "path", line 12, in name`, and the source line under it when the paste kept
+    # its line breaks (indented, on the next line).
+    r'|File "[^"\n]{1,400}", line \d{1,7}(?:, in [^\s]{1,200})?(?:[ \t]*\n[ \t]+[^\n]{0,400})?'
+    # JavaScript / Java: `at name (path:12:5)`, `at path:12:5`, `at pkg.Class.method(File.java:12)`.
+    r"|\bat [^\s()]{1,300} ?\([^()\n]{0,400}:\d{1,7}(?::\d{1,7})?\)"
+    r"|\bat [^\s()]{1,400}:\d{1,7}:\d{1,7}"
+)
+
+
+def without_stack_frames(text: str) -> str:
+    """`text` without the frames of a pasted stack trace (the error line itself stays)."""
+    if "Traceback" not in text and 'File "' not in text and " at " not in text:
+        return text
+    cleaned = _TRACE_FRAME.sub(" ", text)
+    if cleaned == text:
+        return text
+    lines = (re.sub(r"[ \t]{2,}", " ", line).strip() for line in cleaned.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
@@ -485,7 +513,7 @@ def make_query(
     locale = effective_locale(scope, requested)
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
-    message = docs_spelling(scope, locale, request.message)
+    message = docs_spelling(scope, locale, without_stack_frames(request.message))
     typos = {} if foreign else docs_typos(scope, locale, message)
     message = respell(message, typos)
     text = search_query(message, history)

@@ -372,6 +372,39 @@ def test_typos_are_read_only_where_a_word_is_no_word_at_all(public_scope, staff_
     assert respell("Webhoks? webhoks_url webhoks", {"webhoks": "webhooks"}) == "Webhoks? webhoks_url webhooks"
 
 
+def test_a_pasted_stack_trace_is_searched_by_its_error_not_its_frames(example_corpus, public_scope):
+    """Readers paste the traceback. Its frames (paths, line numbers, function names, the code of
+    each line) are words no page uses and drown the error. The error line is what is searched;
+    the reader's own words around the paste stay."""
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import make_query, without_stack_frames
+
+    pasted = (
+        "I keep getting this:\nTraceback (most recent call last):\n"
+        '  File "/srv/hooks/app.py", line 12, in <module>\n    client.deliver(event)\n'
+        '  File "/usr/lib/python3/site-packages/relay/api.py", line 88, in deliver\n'
+        "    raise DeliveryFailed(code)\n"
+        "relay.DeliveryFailed: TFX-3005\nwhat is wrong?"
+    )
+    cleaned = without_stack_frames(pasted)
+    assert cleaned == "I keep getting this:\nrelay.DeliveryFailed: TFX-3005\nwhat is wrong?"
+    query = make_query(ChatRequest(pasted, "en", (), None), public_scope)
+    assert not {"srv", "usr", "lib", "python3", "site", "packag", "modul", "deliv", "line"} & query.key_terms
+    corpus, embedder = example_corpus
+    outcome = hybrid_search(public_scope, embedder, query, 10)
+    assert corpus.chunk_page(outcome.hits[0].ref).url == "/errors/", pages(corpus, outcome)
+    # On one line (the paste lost its line breaks), and JavaScript's frames.
+    one_line = 'Traceback (most recent call last): File "a.py", line 3, in <module> f() ValueError: bad'
+    assert without_stack_frames(one_line) == "f() ValueError: bad"
+    js = (
+        "TypeError: x is not a function\n    at Object.<anonymous> (/app/index.js:3:9)\n"
+        "    at node:internal/main:12:3"
+    )
+    assert without_stack_frames(js) == "TypeError: x is not a function"
+    for kept in ("Where do I look at the logs?", 'What does File "a" mean?', "at 10:30 the job failed"):
+        assert without_stack_frames(kept) == kept
+
+
 def test_the_shipped_word_lists_match_wordfreq():
     """askdocs/data/words-*.u32 are what scripts/gen_known_words.py writes from the installed
     wordfreq: a word of the language is known, a typo is not."""
