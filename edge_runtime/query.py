@@ -496,6 +496,87 @@ def without_stack_frames(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+# Small talk around a question: "Hi! I'm new here and a bit lost. How do I install Tallyfox on
+# Windows? Thanks a lot!" was refused, its greeting, thanks and self-description being words no
+# page uses. Sentences that are only that, and a greeting or thanks at either end of a sentence,
+# are not searched (`without_small_talk`); a message of small talk alone stays as it is (nothing
+# is left to search: it is asked what it wants to know).
+_GREETING = {
+    "en": r"(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))"
+    r"(?:\s+(?:there|all|everyone|everybody|folks|team|guys|people|again))?",
+    "es": r"(?:hola|buenas|buenos\s+d[ií]as|buenas\s+(?:tardes|noches)|saludos)"
+    r"(?:\s+(?:a\s+todos|equipo|de\s+nuevo))?",
+}
+_THANKS = {
+    "en": r"(?:many\s+)?(?:thanks|thank\s+you|thx|ty|cheers|tia)"
+    r"(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance|again))*"
+    r"(?:\s+for\s+(?:any|your|the|all)(?:\s+\w+){0,2})?"
+    r"|(?:any|all)\s+help\s+(?:is\s+|would\s+be\s+)?(?:much\s+|greatly\s+|really\s+)?appreciated"
+    r"|(?:i\s+|we\s+)?(?:would\s+|really\s+)?appreciate\s+(?:any|your|the)\s+help"
+    r"|much\s+appreciated",
+    "es": r"(?:muchas\s+|mil\s+)?gracias(?:\s+de\s+antemano|\s+por\s+(?:la|tu|su|vuestra)\s+ayuda)?"
+    r"|un\s+saludo|saludos",
+}
+_ABOUT_ME = {
+    "en": r"(?:i'?m|i\s+am|we'?re|we\s+are)\s+"
+    r"(?:(?:pretty|very|quite|totally|completely|a\s+bit|kind\s+of)\s+)?"
+    r"(?:new(?:\s+here|\s+to\s+[\w .-]{1,40})?|a\s+(?:beginner|newbie|noob)|lost|confused|stuck)"
+    r"(?:\s+and\s+(?:(?:pretty|very|quite|totally|a\s+bit)\s+)?(?:lost|confused|stuck))?"
+    r"|(?:quick|simple|dumb|stupid|basic|noob|newbie|beginner)\s+question"
+    r"|sorry\s+(?:for|if)\s+[^.?!\n]{0,80}",
+    "es": r"soy\s+(?:nuev[oa]|principiante)(?:\s+(?:aqu[ií]|en\s+[\w .-]{1,40}))?"
+    r"|(?:pregunta\s+r[aá]pida|perd[oó]n\s+(?:por|si)\s+[^.?!\n]{0,80})",
+}
+
+
+@cache
+def _small_talk(locale: str) -> tuple[re.Pattern, re.Pattern, re.Pattern] | None:
+    if locale not in _GREETING:
+        return None
+    # One unit at a time, each matched once where the previous one ended: a pattern repeating
+    # these alternatives would try every way of cutting a long run of them (exponential time).
+    unit = re.compile(
+        rf"[\s¡¿,;:.!-]*(?:{_GREETING[locale]}|{_THANKS[locale]}|{_ABOUT_ME[locale]})\b[\s.!,;:)-]*", re.I
+    )
+    opening = re.compile(rf"[\s¡]*(?:{_GREETING[locale]}|{_ABOUT_ME[locale]})\s*[,!:;.-]+\s*", re.I)
+    closing = re.compile(rf"[\s,;.-]+(?:{_THANKS[locale]})[\s.!]*$", re.I)
+    return unit, opening, closing
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _units(pattern: re.Pattern, text: str) -> int:
+    """Where a run of `pattern` matched one after the other from the start of `text` ends."""
+    position = 0
+    while position < len(text) and (match := pattern.match(text, position)) and match.end() > position:
+        position = match.end()
+    return position
+
+
+def without_small_talk(text: str, locale: str) -> str:
+    """`text` without its greetings, thanks and words about the reader ("I'm new here",
+    "quick question"): sentences of nothing else, and a greeting or thanks at either end of one."""
+    patterns = _small_talk(locale)
+    if patterns is None or len(text) > 4000:
+        return text
+    unit, opening, closing = patterns
+    kept = []
+    for sentence in _SENTENCE_SPLIT.split(text):
+        if not sentence or _units(unit, sentence) == len(sentence):
+            continue
+        sentence = closing.sub("", sentence[_units(opening, sentence) :])
+        if sentence.strip():
+            kept.append(sentence.strip())
+    cleaned = " ".join(kept)
+    return cleaned if cleaned and cleaned != text else text
+
+
+def _what_is_asked(text: str, locale: str) -> str:
+    """A reader's message without what is not searched: stack frames and small talk."""
+    return without_small_talk(without_stack_frames(text), locale)
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
@@ -513,10 +594,11 @@ def make_query(
     locale = effective_locale(scope, requested)
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
-    message = docs_spelling(scope, locale, without_stack_frames(request.message))
+    message = docs_spelling(scope, locale, _what_is_asked(request.message, locale))
     typos = {} if foreign else docs_typos(scope, locale, message)
     message = respell(message, typos)
-    text = search_query(message, history)
+    asked = tuple(Turn(t.role, _what_is_asked(t.content, locale)) if t.role == "user" else t for t in history)
+    text = search_query(message, asked)
     if text != message:  # a follow-up borrowed the previous question's words: spell them too
         text = docs_spelling(scope, locale, text)
     keys = key_terms(locale, text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 from askdocs.edge_runtime.corpus import ChunkRef
@@ -403,6 +404,56 @@ def test_a_pasted_stack_trace_is_searched_by_its_error_not_its_frames(example_co
     assert without_stack_frames(js) == "TypeError: x is not a function"
     for kept in ("Where do I look at the logs?", 'What does File "a" mean?', "at 10:30 the job failed"):
         assert without_stack_frames(kept) == kept
+
+
+def test_small_talk_around_a_question_is_not_searched(example_corpus, public_scope):
+    """A new reader's greeting, thanks and "I'm new here" are words no page uses: the question
+    inside them was refused. Sentences of nothing else, and a greeting or thanks at either end
+    of one, are not searched; a message of small talk alone stays, and words that only look
+    like it inside a question ("a thank you page", "a hello world example") stay too."""
+    from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+    from askdocs.edge_runtime.conversation import ChatRequest, Turn
+    from askdocs.edge_runtime.query import make_query, without_small_talk
+
+    asked = "Hi! I'm new here and a bit lost. How do I install Tallyfox on Windows? Thanks a lot!"
+    assert without_small_talk(asked, "en") == "How do I install Tallyfox on Windows?"
+    assert (
+        without_small_talk("hello, quick question: what port is used? cheers", "en") == "what port is used?"
+    )
+    assert without_small_talk("Sorry if this was asked before. How do I set the port?", "en") == (
+        "How do I set the port?"
+    )
+    assert without_small_talk("Hola, ¿cómo instalo Tallyfox? ¡Gracias!", "es") == "¿cómo instalo Tallyfox?"
+    assert (
+        without_small_talk("Buenas tardes. Soy nuevo aquí. ¿Qué puerto usa? Un saludo", "es")
+        == "¿Qué puerto usa?"
+    )
+    for kept in (
+        "Thanks!",
+        "hi",
+        "How do I get a thank you page after signup?",
+        "Is there a hello world example?",
+    ):
+        assert without_small_talk(kept, "en") == kept
+    assert without_small_talk("I'm stuck at TFX-1042, what now?", "en") == "I'm stuck at TFX-1042, what now?"
+    assert (
+        without_small_talk("Hi! How do I install it?", "fr") == "Hi! How do I install it?"
+    )  # no list: unchanged
+    # A run of small talk that a single pattern would cut every way it can (exponential time)
+    # is read one phrase after the other.
+    started = time.perf_counter()
+    without_small_talk("thanks for any help thanks " * 140 + "zz", "en")
+    assert time.perf_counter() - started < 2
+
+    corpus, embedder = example_corpus
+    docs = Docs(public_scope, embedder)
+    reply = answer(docs, ChatRequest(asked, "en", (), None), AnswerSettings())
+    assert reply.answered, reply.text
+    assert reply.citations[0]["url"] == "/install/#install-on-windows", reply.citations
+    # A follow-up borrows the words of the question before it, not its small talk.
+    history = (Turn("user", asked), Turn("assistant", reply.text))
+    query = make_query(ChatRequest("And on macOS?", "en", history, None), public_scope)
+    assert not {"new", "lost", "lot", "thank", "bit"} & query.key_terms, query.key_terms
 
 
 def test_the_shipped_word_lists_match_wordfreq():

@@ -1,17 +1,24 @@
-"""Questions with a typo: search and answers with and without the docs' spelling of a mistyped word.
+"""A reader's slips: search and answers with and without the runtime's handling of each.
 
 Every answerable question of the chosen groups is asked three ways through the pipeline
-itself (in-process, like `tune_answers.py`): as written; with one typo; and with the same typo
-while `query.docs_typos` is switched off. The typo is made the same way every run (seeded by
-the question's id) in the question's longest word (six letters or more) that the language and
-the docs both use: one letter dropped, doubled, swapped with the next or changed, never the
-first one, and the result is not a word of the language. Follow-ups get it in their own words.
+itself (in-process, like `tune_answers.py`): as written; with the slip; and with the same slip
+while the runtime's handling of it is switched off. Nothing is fitted here: the rules have no
+weights, and every column is a check.
+
+`--slip typo` (default): one typo, made the same way every run (seeded by the question's id),
+in the question's longest word (six letters or more) that the language and the docs both
+use: one letter dropped, doubled, swapped with the next or changed, never the first one, and
+the result is not a word of the language. Follow-ups get it in their own words. Handled by
+`query.docs_typos`.
+
+`--slip small-talk`: the question wrapped in a greeting, a word about the reader and thanks,
+one of a few wrappers chosen by the question's id ("Hi! I'm new here. … Thanks a lot!").
+Handled by `query.without_small_talk`.
 
 Printed per group: page-level R@1 / R@5 / MRR of search, and answered / citation precision /
-fact recall of the answers, for each of the three, and the typo's cost with and without the
-correction. Nothing is fitted here: the rule has no weights, and every column is a check.
+fact recall of the answers, for each of the three.
 
-    .venv/bin/python scripts/typo_eval.py [GROUP ...] [--json FILE]   (default: every group)
+    .venv/bin/python scripts/slips_eval.py [GROUP ...] [--slip typo|small-talk] [--json FILE]
 """
 
 from __future__ import annotations
@@ -67,6 +74,32 @@ def misspelt(question: Question, scope) -> Question | None:
     return None
 
 
+WRAPPERS = {
+    "en": (
+        "Hi! I'm new here. {q} Thanks a lot!",
+        "Hello, quick question: {q} Cheers",
+        "Hey team, {q} Thanks in advance for any help.",
+        "Sorry if this was asked before. {q} Thanks!",
+    ),
+    "es": ("Hola, {q} ¡Gracias!", "Buenas tardes. Soy nuevo aquí. {q} Un saludo"),
+}
+
+
+def wrapped(question: Question, scope) -> Question | None:
+    """The question inside a greeting and thanks (None: no wrappers for its language)."""
+    options = WRAPPERS.get(question.locale)
+    if not options:
+        return None
+    wrapper = random.Random(question.id).choice(options)
+    return dataclasses.replace(question, question=wrapper.format(q=question.question))
+
+
+SLIPS = {
+    "typo": (misspelt, "docs_typos", lambda *a, **k: {}),
+    "small-talk": (wrapped, "without_small_talk", lambda text, locale: text),
+}
+
+
 def measure(questions: list[Question], dev) -> dict[str, float]:
     searcher = _Searcher(dev.site, dev.private)
     search = [retrieval_scores(searcher.pages(q), q) for q in questions]
@@ -84,23 +117,29 @@ def measure(questions: list[Question], dev) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("groups", nargs="*", default=list(devsets.GROUPS))
+    parser.add_argument("--slip", choices=sorted(SLIPS), default="typo")
     parser.add_argument("--json", help="write the table here")
     args = parser.parse_args()
+    slip, handler, off = SLIPS[args.slip]
     report: dict = {}
     columns = ("R@1", "R@5", "MRR", "answered", "cite_precision", "fact_recall")
     print(f"{'group / arm':42} {'n':>4} " + " ".join(f"{c:>14}" for c in columns))
     for group in args.groups:
-        arms: dict[str, list] = {"as written": [], "one typo, corrected": [], "one typo, not corrected": []}
+        arms: dict[str, list] = {
+            "as written": [],
+            f"{args.slip}, handled": [],
+            f"{args.slip}, not handled": [],
+        }
         for dev in devsets.built(devsets.GROUPS[group]):
             scope = _Searcher(dev.site, dev.private).scope
-            pairs = [(q, t) for q in dev.load() if q.answerable and (t := misspelt(q, scope)) is not None]
+            pairs = [(q, t) for q in dev.load() if q.answerable and (t := slip(q, scope)) is not None]
             if not pairs:
                 continue
             clean, typed = [q for q, _ in pairs], [t for _, t in pairs]
             arms["as written"].append((len(pairs), measure(clean, dev)))
-            arms["one typo, corrected"].append((len(pairs), measure(typed, dev)))
-            with mock.patch.object(query_module, "docs_typos", lambda *a, **k: {}):
-                arms["one typo, not corrected"].append((len(pairs), measure(typed, dev)))
+            arms[f"{args.slip}, handled"].append((len(pairs), measure(typed, dev)))
+            with mock.patch.object(query_module, handler, off):
+                arms[f"{args.slip}, not handled"].append((len(pairs), measure(typed, dev)))
         report[group] = {}
         for arm, parts in arms.items():
             n = sum(k for k, _ in parts)
