@@ -417,25 +417,26 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
     """The reader's words that look mistyped, each with the docs' word one edit away: words that
     are not words of the language (`rarity.known_words`) and that the reader's docs never use,
     for which the docs use a word one edit away (the one they use most; ties: the alphabetically
-    first). A capitalised word inside a sentence is a name ("my Procfile") and stays. Restricted
-    pages never count: a correction never names their words."""
+    first). A capitalised word inside a sentence is a name: it is read only as a name the docs
+    use ("Tallyfx" for "Tallyfox"), never as a word of the language ("my Procfile" is not "my
+    Profile"). Restricted pages never count: a correction never names their words."""
     letters = _TYPO_LETTERS.get(locale)
     words = known_words(locale) if letters else None
     if words is None or scope is None:
         return {}
-    suspects, previous = set(), None
+    suspects, names, previous = set(), set(), None
     for match in _WORD_RUN.finditer(text):
         word, gap = match.group(0), text[previous : match.start()] if previous is not None else "."
         previous = match.end()
         if len(word) < TYPO_MIN_LETTERS or word.lower() in words or not _PLAIN_WORD.fullmatch(word):
-            continue
-        if word[0].isupper() and not _SENTENCE_END.search(gap):
             continue
         if _NAME_PART.match(text, match.end()) or (
             match.start() and _NAME_PART.match(text, match.start() - 1)
         ):
             continue
         suspects.add(word)
+        if word[0].isupper() and not _SENTENCE_END.search(gap):
+            names.add(word)
     if not suspects:
         return {}
     own = {w: lexical.stem_terms(locale, w.lower()) for w in suspects}
@@ -452,9 +453,13 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
         # A word of the language the docs use first ("certificate", not "certifate", which stems
         # alike); else a word the docs use in `TYPO_MIN_CHUNKS` chunks or more and index nearly as
         # written ("webhooks": "webhook"), not one that only stems like a docs word ("defful": "def").
-        chosen = [v for v in used if v in words] or [
+        as_written = [
             v for v in used if used[v] >= TYPO_MIN_CHUNKS and all(len(t) >= len(v) - 2 for t in options[v])
         ]
+        if word in names:
+            chosen = [v for v in as_written if v not in words]
+        else:
+            chosen = [v for v in used if v in words] or as_written
         if chosen:
             best = min(chosen, key=lambda v: (-used[v], -len(v), v))
             corrections[word] = best.capitalize() if word[:1].isupper() else best

@@ -358,7 +358,10 @@ def test_typos_are_read_only_where_a_word_is_no_word_at_all(public_scope, staff_
     assert docs_typos(public_scope, "en", "how do I instlal the agent") == {"instlal": "install"}
     assert docs_typos(public_scope, "en", "Windwos installer flags") == {"Windwos": "Windows"}
     assert docs_typos(public_scope, "en", "my Procfile, backend and systemd with Redis") == {}
-    assert docs_typos(public_scope, "en", "install it on Windwos") == {}  # a name, as written
+    # A capitalised word inside a sentence is a name: read as a name the docs use, never as a
+    # word of the language ("Windows", "Profile").
+    assert docs_typos(public_scope, "en", "install it on Windwos") == {}
+    assert docs_typos(public_scope, "en", "Does Tallyfx run on ARM?") == {"Tallyfx": "Tallyfox"}
     assert docs_typos(public_scope, "en", "set max_retires, httpx.Clinet and --webhok-url") == {}
     assert docs_typos(public_scope, "en", "does it support gevent") == {}
     assert docs_typos(public_scope, "en", "how many times are webhooks retried") == {}
