@@ -180,6 +180,16 @@ _EXPANSIONS = {
         "tz": "time zone",
         "pwd": "password",
         "cwd": "current working directory",
+        "perms": "permissions",
+        "msg": "message",
+        "msgs": "messages",
+        "pkg": "package",
+        "pkgs": "packages",
+        "deps": "dependencies",
+        "param": "parameter",
+        "params": "parameters",
+        "lib": "library",
+        "libs": "libraries",
     },
 }
 _SHORTHAND = re.compile(r"[A-Za-z]+")

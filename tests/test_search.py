@@ -459,6 +459,21 @@ def test_small_talk_around_a_question_is_not_searched(example_corpus, public_sco
     assert not {"new", "lost", "lot", "thank", "bit"} & query.key_terms, query.key_terms
 
 
+def test_shorthand_is_searched_spelled_out_too():
+    """Shorthand ("redirect stdout", "set the params", "which deps"): BM25 also matches the words a manual
+    spells out; the reader's own word stays (docs use shorthand as well)."""
+    from askdocs.edge_runtime.query import spelled_out, with_expansions
+
+    assert with_expansions("en", "redirect stdout to a file") == "redirect stdout to a file standard output"
+    assert with_expansions("en", "which deps and params?") == "which deps and params? dependencies parameters"
+    assert with_expansions("en", "install the lib") == "install the lib library"
+    assert with_expansions("en", "install the library") == "install the library"
+    assert with_expansions("es", "el repo") == "el repo"  # English shorthand only
+    table = spelled_out("en")
+    assert table["param"] == frozenset(lexical.stem_terms("en", "parameter"))
+    assert table["perm"] == frozenset(lexical.stem_terms("en", "permissions"))
+
+
 def test_the_shipped_word_lists_match_wordfreq():
     """askdocs/data/words-*.u32 are what scripts/gen_known_words.py writes from the installed
     wordfreq: a word of the language is known, a typo is not."""
