@@ -587,6 +587,34 @@ def without_small_talk(text: str, locale: str) -> str:
     return cleaned if cleaned and cleaned != text else text
 
 
+# A link to a page of these docs pasted into the question ("I followed https://docs.example.com/
+# install/#install-on-windows but the service does not start"): its host and path are words no
+# page uses, its page is what the reader read. It is searched as the page's title and the words
+# of its anchor. Matched on the end of its path (the site may be served under a prefix: /en/
+# latest/), one segment at least (a site's root is every site's root), visible pages only.
+_URL = re.compile(r"\bhttps?://[^\s/?#<>\"'`]{1,253}([^\s<>\"'`]{0,2000})")
+
+
+def docs_links_named(scope, text: str) -> str:
+    """`text` with each link to a visible page of the docs as that page's title (and anchor)."""
+    if scope is None or "://" not in text:
+        return text
+
+    def name(match: re.Match) -> str:
+        rest = match.group(1).rstrip(".,;:!?)")
+        path, _, anchor = rest.partition("#")
+        segments = [s for s in path.split("?")[0].split("/") if s][:20]
+        for start in range(len(segments)):
+            tail = "/" + "/".join(segments[start:])
+            where = scope.paths.get(tail + "/") or scope.paths.get(tail)
+            if where is not None:
+                title = scope.corpus.page(*where).title
+                return " ".join([title, re.sub(r"[-_]+", " ", anchor)]).strip() + match.group(1)[len(rest) :]
+        return match.group(0)
+
+    return _URL.sub(name, text)
+
+
 def _what_is_asked(text: str, locale: str) -> str:
     """A reader's message without what is not searched: stack frames and small talk."""
     return without_small_talk(without_stack_frames(text), locale)
@@ -609,7 +637,7 @@ def make_query(
     locale = effective_locale(scope, requested)
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
-    message = docs_spelling(scope, locale, _what_is_asked(request.message, locale))
+    message = docs_spelling(scope, locale, docs_links_named(scope, _what_is_asked(request.message, locale)))
     typos = {} if foreign else docs_typos(scope, locale, message)
     message = respell(message, typos)
     asked = tuple(Turn(t.role, _what_is_asked(t.content, locale)) if t.role == "user" else t for t in history)

@@ -474,6 +474,22 @@ def test_shorthand_is_searched_spelled_out_too():
     assert table["perm"] == frozenset(lexical.stem_terms("en", "permissions"))
 
 
+def test_a_pasted_link_to_the_docs_is_searched_as_its_page(public_scope, staff_scope):
+    """A link to a page of these docs, wherever they are served (a prefix like /en/latest/ is
+    read past), is searched as the page's title and its anchor's words; other links, the site's
+    root and pages the reader may not see stay as written."""
+    from askdocs.edge_runtime.query import docs_links_named
+
+    asked = "I followed https://docs.tallyfox.example/en/latest/install/#install-on-windows, it fails"
+    assert docs_links_named(public_scope, asked) == "I followed Install install on windows, it fails"
+    assert docs_links_named(public_scope, "see https://x.example/guides/webhooks/.") == "see Webhooks."
+    for kept in ("proxy at http://proxy.corp:3128 now", "https://x.example/ and https://x.example/docs/"):
+        assert docs_links_named(public_scope, kept) == kept
+    runbook = "what does https://docs.tallyfox.example/internal/runbook/ say"
+    assert docs_links_named(public_scope, runbook) == runbook
+    assert docs_links_named(staff_scope, runbook) != runbook
+
+
 def test_the_shipped_word_lists_match_wordfreq():
     """askdocs/data/words-*.u32 are what scripts/gen_known_words.py writes from the installed
     wordfreq: a word of the language is known, a typo is not."""
