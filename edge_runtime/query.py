@@ -396,6 +396,10 @@ def docs_spelling(scope, locale: str, text: str) -> str:
 # shorter than `TYPO_MIN_LETTERS` have too many neighbours one edit away to choose from; the
 # first letter is never changed (typos seldom touch it, and "gevent" is not "event").
 TYPO_MIN_LETTERS = WORD_MIN_LETTERS
+# Each word checked costs a few hundred stemmed spellings (about 10 ms): a message of four
+# thousand letters of nonsense must not cost seconds. The first few such words are checked.
+TYPO_MAX_WORDS = 4
+TYPO_MAX_LETTERS = 20
 TYPO_MIN_CHUNKS = 2
 _TYPO_LETTERS = {"en": "abcdefghijklmnopqrstuvwxyz", "es": "abcdefghijklmnopqrstuvwxyzáéíóúüñ"}
 # Only plain words are checked: not part of a name (`max_redirects`, `httpx.Client`, `--env-file`,
@@ -434,24 +438,28 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
     words = known_words(locale) if letters else None
     if words is None or scope is None:
         return {}
-    suspects, names, previous = set(), set(), None
+    suspects, names, previous, order = set(), set(), None, {}
     for match in _WORD_RUN.finditer(text):
         word, gap = match.group(0), text[previous : match.start()] if previous is not None else "."
         previous = match.end()
-        if len(word) < TYPO_MIN_LETTERS or word.lower() in words or not _PLAIN_WORD.fullmatch(word):
+        if not TYPO_MIN_LETTERS <= len(word) <= TYPO_MAX_LETTERS or not _PLAIN_WORD.fullmatch(word):
+            continue
+        if word.lower() in words:
             continue
         if _NAME_PART.match(text, match.end()) or (
             match.start() and _NAME_PART.match(text, match.start() - 1)
         ):
             continue
         suspects.add(word)
+        order.setdefault(word, len(order))
         if word[0].isupper() and not _SENTENCE_END.search(gap):
             names.add(word)
     if not suspects:
         return {}
     own = {w: lexical.stem_terms(locale, w.lower()) for w in suspects}
     counts, _ = scope.document_frequencies(locale, set().union(*own.values()))
-    unknown = sorted(w for w, stems in own.items() if stems and not any(counts.get(t, 0) for t in stems))
+    unknown = [w for w, stems in own.items() if stems and not any(counts.get(t, 0) for t in stems)]
+    unknown = sorted(unknown, key=order.get)[:TYPO_MAX_WORDS]
     corrections: dict[str, str] = {}
     for word in unknown:
         options = {v: lexical.stem_terms(locale, v) for v in one_edit(word.lower(), letters)}

@@ -370,6 +370,9 @@ def test_typos_are_read_only_where_a_word_is_no_word_at_all(public_scope, staff_
     assert docs_typos(public_scope, "en", "the marigld failover") == {}
     assert docs_typos(None, "en", "webhoks") == {}
     assert docs_typos(public_scope, "fr", "webhoks") == {}  # no letters known for the language: no guess
+    # Bounded: the first TYPO_MAX_WORDS such words of a message are read, whatever its length.
+    many = "webhoks instlal memroy proxxy retreis tokenn " * 60
+    assert list(docs_typos(public_scope, "en", many)) == ["webhoks", "instlal", "memroy", "proxxy"]
     edits = one_edit("webhok", "abcdefghijklmnopqrstuvwxyz")
     assert {"webhook", "webhk", "wehbok", "webhoks"} <= edits and "webhok" not in edits
     assert all(e[0] == "w" for e in edits)
