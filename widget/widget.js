@@ -7,7 +7,7 @@
 (() => {
   "use strict";
 
-  // One instance per tab: a second tag or an instant-navigation router re-running us re-attaches it.
+  // One instance per tab: a second tag or a router re-running us re-attaches it.
   if (window.__askdocsWidget) {
     window.__askdocsWidget.attach();
     return;
@@ -83,7 +83,7 @@
       offlineNone: "The assistant can't be reached right now, and a search of this site in your browser found no matching pages.",
       offlineFailed: "The assistant can't be reached right now, and the in-browser search is not available either.",
       fallbackMode: "The AI model was unavailable, so this answer quotes the documentation directly.",
-      respelled: "Searched as the docs spell it: {0}",
+      respelled: "Read as: {0}",
       announce: "Answer: {0}",
       jump: "Jump to a section",
       suggested: "Try asking",
@@ -132,7 +132,7 @@
       offlineNone: "El asistente no está disponible ahora mismo y la búsqueda en este sitio desde tu navegador no encontró páginas.",
       offlineFailed: "El asistente no está disponible ahora mismo y la búsqueda en el navegador tampoco.",
       fallbackMode: "El modelo de IA no estaba disponible, así que esta respuesta cita la documentación directamente.",
-      respelled: "Buscado como lo escribe la documentación: {0}",
+      respelled: "Leído como: {0}",
       announce: "Respuesta: {0}",
       jump: "Ir a una sección",
       suggested: "Prueba a preguntar",
@@ -181,7 +181,7 @@
       offlineNone: "L'assistant est injoignable pour le moment, et la recherche dans ce site depuis votre navigateur n'a rien trouvé.",
       offlineFailed: "L'assistant est injoignable pour le moment, et la recherche dans le navigateur non plus.",
       fallbackMode: "Le modèle d'IA était indisponible : cette réponse cite directement la documentation.",
-      respelled: "Recherché comme l'écrit la documentation : {0}",
+      respelled: "Lu comme : {0}",
       announce: "Réponse : {0}",
       jump: "Aller à une section",
       suggested: "Essayez de demander",
@@ -392,7 +392,7 @@ textarea{font-size:16px}}
   const iconButton = (icon, label, onclick, extra) =>
     h("button", Object.assign({ type: "button", class: "ib", icon, "aria-label": label, title: label, onclick }, extra));
 
-  // "/install/" is resolved against the site root (where we were served from): sub-path sites work.
+  // "/install/" resolves against the site root we were served from (sub-path sites).
   function resolve(href) {
     const raw = String(href || "").trim();
     if (!raw || /^(javascript|data|vbscript|file):/i.test(raw)) return null;
@@ -426,7 +426,7 @@ textarea{font-size:16px}}
   const indentOf = (line) => line.match(/^\s*/)[0].length;
   const isTable = (lines, i) => lines[i].includes("|") && TABLE_SEP.test(lines[i + 1] || "") && lines[i + 1].includes("-");
 
-  // "From: [Page › Section](/url/#a)" cites the group above it, whose first paragraph leads.
+  // "From: [Page › Section](/url/#a)" cites the group above it.
   function renderAnswer(text, into) {
     const cited = new Set();
     let group = [];
@@ -727,8 +727,8 @@ textarea{font-size:16px}}
     const { index, docs, loc } = await loadOfflineIndex();
     const lunr = window.lunr;
     const tokenize = (lunr[loc] && lunr[loc].tokenizer) || lunr.tokenizer;
-    // Terms, not a query string (":", "^", "~" must stay plain text), trimmed like the
-    // index-time trimmer ("pip?" -> "pip") but Unicode-aware ("¿cómo" keeps its accent).
+    // Terms, not a query string (":", "^", "~" stay plain), trimmed like the index's
+    // trimmer ("pip?" -> "pip"), Unicode-aware ("¿cómo").
     const terms = tokenize(question)
       .map((tok) => String(tok).replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").replace(/\*/g, ""))
       .filter(Boolean);
@@ -792,7 +792,7 @@ textarea{font-size:16px}}
   const host = document.createElement("div");
   host.id = "askdocs-widget";
   const shadow = host.attachShadow({ mode: "open" });
-  // Keys typed here are not the page's single-key shortcuts ("n"/"p"/"s" in MkDocs' theme).
+  // Keys typed here are not the page's shortcuts ("n"/"p"/"s" in MkDocs).
   for (const type of ["keydown", "keypress", "keyup"]) {
     host.addEventListener(type, (event) => event.stopPropagation());
   }
@@ -867,7 +867,7 @@ textarea{font-size:16px}}
     suggestions
   );
   const hitList = h("div", { role: "listbox", id: "askdocs-hits", "data-askdocs": "hits", "aria-label": t("jump") });
-  // mousedown would move focus off the input before the click lands.
+  // mousedown would move focus off the input first.
   const hits = h("div", { class: "hits", hidden: true, onmousedown: (event) => event.preventDefault() }, hitList);
   const scrim = h("div", { class: "scrim", hidden: true, onclick: () => close() });
   const log = h("div", { class: "log", tabindex: "-1" }, empty);
@@ -1000,14 +1000,6 @@ textarea{font-size:16px}}
     return view;
   }
 
-  function respellings(value) {
-    if (!value || typeof value !== "object" || Array.isArray(value)) return [];
-    return Object.entries(value)
-      .filter(([a, b]) => typeof b === "string")
-      .slice(0, 5)
-      .map(([a, b]) => [a.slice(0, 40), b.slice(0, 40)]);
-  }
-
   function noticeEl(kind, text, onRetry) {
     return h(
       "div",
@@ -1029,9 +1021,8 @@ textarea{font-size:16px}}
       into.append(noticeEl(state === "stopped" ? "info" : "err", turn.notice, retryable ? () => retry(turn) : null));
     }
     if (turn.mode === "extractive-fallback") into.append(noticeEl("info", t("fallbackMode")));
-    // Mistyped words the runtime searched as the docs spell them ("webhoks" → "webhooks").
     if (turn.respelled && turn.respelled.length)
-      into.append(noticeEl("info", t("respelled", turn.respelled.map(([a, b]) => "“" + a + "” → “" + b + "”").join(", "))));
+      into.append(noticeEl("info", t("respelled", turn.respelled.map(([a, b]) => `“${a}” → “${b}”`).join(", "))));
     const escalation = turn.escalation && resolve(turn.escalation.url);
     const external = escalation && escalation.origin !== location.origin;
     const escalate =
@@ -1240,7 +1231,7 @@ textarea{font-size:16px}}
           mode: data.mode || null,
           citations: Array.isArray(data.citations) ? data.citations : [],
           escalation: data.escalation && data.escalation.url ? data.escalation : null,
-          respelled: respellings(data.respelled),
+          respelled: Object.entries(Object(data.respelled)).slice(0, 5),
         });
         finished = true;
         return true;
@@ -1273,7 +1264,7 @@ textarea{font-size:16px}}
         else if (err && res.status === 429) outcome = t("rateLimited");
         else if (err && res.status === 413) outcome = t("tooLarge");
         else if (err && res.status === 400) outcome = t("failed", err.message || err.code);
-        else outcome = "offline"; // a static host without the runtime: 404, 405, 5xx, HTML…
+        else outcome = "offline"; // no runtime: 404, 405, 5xx, HTML…
       } else {
         await readEvents(res.body, onEvent, activity);
         if (!finished) outcome = "dropped";
@@ -1352,7 +1343,7 @@ textarea{font-size:16px}}
   });
 
   // -- search as you type
-  // From /api/search, else the Lunr shard; data-source says which.
+  // /api/search, else the Lunr shard (data-source says which).
   let hitTimer = 0;
   let hitSeq = 0;
   let selected = -1;
@@ -1378,7 +1369,7 @@ textarea{font-size:16px}}
   function searchAsYouType() {
     const q = input.value.trim();
     hideHits();
-    // Short texts after a pause: each request counts against the rate limit.
+    // After a pause: each request counts against the rate limit.
     if (q.length < 2 || q.length > 100) return;
     const seq = hitSeq;
     hitTimer = setTimeout(async () => {
@@ -1426,8 +1417,8 @@ textarea{font-size:16px}}
   }
 
   // -- layout
-  // Wide: a sheet beside the narrowed page, below its fixed top bar, so the theme's search and
-  // previous/next links stay usable. Narrower: a modal with a backdrop.
+  // Wide: a sheet beside the page, below its top bar (its search and links stay usable).
+  // Narrower: a modal.
   const wide = matchMedia("(min-width: 1024px)");
   let docked = false;
   let restore = [];
@@ -1447,7 +1438,7 @@ textarea{font-size:16px}}
     if (!docked) return;
     const x = (innerWidth - panel.offsetWidth) / 2;
     setStyle(document.documentElement, "paddingRight", panel.offsetWidth + "px");
-    // Sizes a theme's absolutely positioned full-width box (readthedocs) by the body.
+    // A theme's absolute full-width box (readthedocs) is sized by the body.
     if (getComputedStyle(document.body).position === "static") setStyle(document.body, "position", "relative");
     let top = 0;
     for (const el of document.elementsFromPoint(x, 1)) {
@@ -1567,7 +1558,7 @@ textarea{font-size:16px}}
   }
 
   // -- attach
-  // Instant-navigation routers swap the page under us: keep our host in it.
+  // Routers swap the page under us: keep our host in it.
   let watchedBody = null;
   const themeWatch = new MutationObserver(syncTheme);
   const domWatch = new MutationObserver(() => {

@@ -103,10 +103,10 @@ def test_real_answer_to_a_mistyped_question_says_how_it_was_read(real):
     real.ask("How do I instlal the agent with pip?")
     real.wait_answer(timeout=30_000)
     expect(real.last_answer.locator(".md")).to_contain_text("pip install foxdocs-agent")
-    expect(real.last_answer).to_contain_text("Searched as the docs spell it: “instlal” → “install”")
+    expect(real.last_answer).to_contain_text("Read as: “instlal” → “install”")
     real.ask("Which port does the agent listen on?")
     real.wait_answer(timeout=30_000)
-    expect(real.last_answer).not_to_contain_text("Searched as the docs spell it")
+    expect(real.last_answer).not_to_contain_text("Read as:")
 
 
 def test_real_unanswerable_escalates(real):
