@@ -100,17 +100,15 @@ SLIPS = {
 }
 
 
-def measure(questions: list[Question], dev) -> dict[str, float]:
+def measure(questions: list[Question], dev) -> dict[str, list[float]]:
+    """Each question's scores, by metric (a metric only where it applies: citation precision
+    for answers with citations, fact recall for answers to questions with facts)."""
     searcher = _Searcher(dev.site, dev.private)
     search = [retrieval_scores(searcher.pages(q), q) for q in questions]
     rows, _ = answer_in_process(questions, dev.site, dev.private)
-    out = {
-        name: statistics.fmean(s[key] for s in search)
-        for name, key in (("R@1", "r@1"), ("R@5", "r@5"), ("MRR", "mrr"))
-    }
+    out = {name: [s[key] for s in search] for name, key in (("R@1", "r@1"), ("R@5", "r@5"), ("MRR", "mrr"))}
     for metric in ("answered", "cite_precision", "fact_recall"):
-        values = [r[metric] for r in rows if metric in r]
-        out[metric] = statistics.fmean(values) if values else float("nan")
+        out[metric] = [r[metric] for r in rows if metric in r]
     return out
 
 
@@ -141,9 +139,10 @@ def main() -> None:
             with mock.patch.object(query_module, handler, off):
                 arms[f"{args.slip}, not handled"].append((len(pairs), measure(typed, dev)))
         report[group] = {}
-        for arm, parts in arms.items():
+        for arm, parts in arms.items():  # pooled over the questions of every corpus
             n = sum(k for k, _ in parts)
-            pooled = {c: sum(k * m[c] for k, m in parts) / n for c in columns} if n else {}
+            values = {c: [v for _, m in parts for v in m[c]] for c in columns}
+            pooled = {c: statistics.fmean(v) for c, v in values.items() if v}
             report[group][arm] = {"n": n, **pooled}
             print(
                 f"{group + ' / ' + arm:42} {n:>4} "
