@@ -22,6 +22,7 @@ from askdocs.edge_runtime.extractive import Composition, compose, refusal
 from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import ask_in_language, phrase
+from askdocs.edge_runtime.intents import Intent, intent_reply, recognise
 from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
 from askdocs.edge_runtime.search import (
@@ -76,6 +77,7 @@ class Case:
     investigation: Investigation
     support: dict
     faq: FaqMatch | None = None  # the FAQ record the question duplicates: answered from it
+    intent: Intent | None = None  # "what is this?", "how do I get started?": answered from those pages
 
     @property
     def confidence(self) -> float:
@@ -104,6 +106,8 @@ class Case:
         if self.faq is not None:
             page = self.investigation.evidence[0]
             extra["faq_match"] = {"url": page.url, "similarity": self.faq.similarity, "bar": self.faq.bar}
+        if self.intent is not None:
+            extra["intent"] = self.intent.kind
         return extra
 
 
@@ -150,13 +154,21 @@ def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
     """Retrieve, navigate and assess: the work every synthesiser builds on."""
     outcome, read = searched(docs, query, settings)
     faq = duplicate_faq(docs.scope, docs.embedder, query) if "dense" in outcome.retrievers else None
-    investigation = investigate(docs.fs, read, query, faq=faq.ref if faq else None, assessed=outcome)
+    intent = recognise(docs.scope, query) if faq is None else None
+    investigation = investigate(
+        docs.fs,
+        read,
+        query,
+        faq=faq.ref if faq else None,
+        assessed=outcome,
+        lead=intent.lead if intent else None,
+    )
     if read is not outcome:  # what ran for this answer, and what failed, is reported (trace, /healthz)
         outcome.retrievers.extend(name for name in read.retrievers if name not in outcome.retrievers)
         for name, error in read.errors.items():
             outcome.errors.setdefault(name, error)
     support = support_for(docs.scope, query.locale, settings.support_url)
-    return Case(query, outcome, investigation, support, faq)
+    return Case(query, outcome, investigation, support, faq, intent)
 
 
 def human_requested(query: Query, support: dict | None) -> Answer | None:
@@ -215,7 +227,7 @@ def answered_at_once(query: Query, support: dict | None) -> Answer | None:
 def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answer | None:
     """The refusal, when the docs hold no evidence for the question (None: go on). A question
     the site's FAQ asks in other words is answered from that FAQ, whatever the confidence."""
-    if case.faq is not None:
+    if case.faq is not None or case.intent is not None:
         return None
     if case.confidence < settings.min_confidence:
         return refuse(case, mode)
@@ -265,6 +277,11 @@ def refuse(case: Case, mode: str = "extractive", **extra: Any) -> Answer:
 def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
     """Compose from the documentation's own words (the offline synthesiser)."""
     query = case.query
+    if case.intent is not None and (reply := intent_reply(docs.scope, case.intent, query)) is not None:
+        parts, cited = reply
+        return Answer(
+            parts, True, mode, cited, None, case.confidence, list(case.investigation.checked), case.trace()
+        )
     relevance = _relevance(docs.embedder, query.text, query.locale) if docs.embedder else None
     found = case.investigation
     # Only this synthesiser reads the pages' outline: refusals and LLM answers never pay for it.

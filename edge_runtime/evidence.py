@@ -327,9 +327,12 @@ def investigate(
     max_links: int = 2,
     faq: ChunkRef | None = None,
     assessed: SearchOutcome | None = None,
+    lead: ChunkRef | None = None,
 ) -> Investigation:
     """`faq`: a FAQ record the question duplicates (faqmatch): read first, whatever its rank.
-    `assessed`: the search confidence is judged on (default `outcome`, what is read)."""
+    `assessed`: the search confidence is judged on (default `outcome`, what is read).
+    `lead`: a chunk whose first section is read first (`intents`: the home page for "what is
+    this?", the start page for "how do I get started?")."""
     corpus = fs.corpus
     locale = query.locale
     steps: list[StreamEvent] = []
@@ -345,6 +348,12 @@ def investigate(
         steps.append(events.status("reading", opened[0]))
         steps.append(events.tool("cat", {"path": opened[0]}))
         _add_faq(collector, corpus, faq, 1.0)
+    if lead is not None:
+        opened.append(corpus.chunk_page(lead).url)
+        steps.append(events.status("reading", opened[-1]))
+        steps.append(events.tool("cat", {"path": opened[-1]}))
+        chunk = corpus.chunk(lead)
+        collector.add(lead.set, chunk.page, chunk.start, "section", 1.01, lead)
     for rank, hit in enumerate(hits):
         page = corpus.chunk_page(hit.ref)
         chunk = corpus.chunk(hit.ref)

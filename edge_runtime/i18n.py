@@ -5,6 +5,7 @@ from __future__ import annotations
 PHRASES = {
     "en": {
         "from": "From",
+        "on_this_page": "On this page",
         "checked": "I couldn't confirm this in the documentation. I checked {places}.",
         "checked_nothing": "I couldn't find anything about this in the documentation.",
         "contact": "Contact support",
@@ -25,6 +26,7 @@ PHRASES = {
     },
     "es": {
         "from": "Fuente",
+        "on_this_page": "En esta página",
         "checked": "No pude confirmarlo en la documentación. Revisé {places}.",
         "checked_nothing": "No encontré nada sobre esto en la documentación.",
         "contact": "Contactar con soporte",

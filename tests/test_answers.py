@@ -438,3 +438,58 @@ def test_evidence_is_read_in_the_second_stages_page_order_a_few_sections_per_pag
         AnswerSettings(evidence_weights=None),
     )
     assert plain.answered and plain.confidence == result.confidence
+
+
+@pytest.mark.parametrize(
+    ("message", "url", "words"),
+    [
+        ("What is Tallyfox?", "/#tallyfox-documentation", "Tallyfox is a self-hosted metrics collector"),
+        ("what does tallyfox do", "/#tallyfox-documentation", "Tallyfox is a self-hosted metrics collector"),
+        ("Hi! What is this tool? Thanks", "/#tallyfox-documentation", "Tallyfox is a self-hosted"),
+        ("¿Qué es Tallyfox?", "/es/", "Tallyfox"),
+    ],
+)
+def test_what_the_site_is_about_is_answered_from_its_home_page(docs, message, url, words):
+    """The first thing a new reader asks: whatever page says the name most, the home page says
+    what it is, in its first paragraph that says "X is"."""
+    result = ask(docs, message, None)
+    assert result.answered and result.extra["intent"] == "about", result.text
+    assert cited(result)[0].startswith(url), cited(result)
+    assert words in lead(result), result.text
+
+
+@pytest.mark.parametrize(
+    ("message", "url"),
+    [
+        ("How do I get started?", "/quickstart/"),
+        ("Where should I begin with Tallyfox?", "/quickstart/"),
+        ("¿Por dónde empiezo?", "/es/quickstart/"),
+    ],
+)
+def test_getting_started_is_answered_from_the_start_page(docs, message, url):
+    """The page a docs site has for starting (Quickstart, Getting started, First steps,
+    Tutorial), its opening words and what it goes through."""
+    result = ask(docs, message, None)
+    assert result.answered and result.extra["intent"] == "start", result.text
+    assert cited(result)[0].split("#")[0] == url, cited(result)
+    outline = next(p.text for p in result.parts if p.kind == "support" and ":" in p.text)
+    assert "Install and start the server" in outline or "Instal" in outline, result.text
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["What is a token?", "What is TFX-1042?", "What is the default retention?", "How do I start the agent?"],
+)
+def test_other_what_is_and_start_questions_go_through_search(docs, message):
+    """Only the site's own subject (its home page's title, its first sentence's subject, "this")
+    is an "about" question, and only starting as such a "start" one."""
+    result = ask(docs, message)
+    assert "intent" not in result.extra, result.extra
+
+
+def test_a_follow_up_is_never_taken_for_a_first_question(docs):
+    first = ask(docs, "How do I rotate a token?")
+    result = ask(
+        docs, "what is it?", history=[Turn("user", "How do I rotate a token?"), Turn("assistant", first.text)]
+    )
+    assert "intent" not in result.extra, result.extra
