@@ -22,7 +22,7 @@ from askdocs.edge_runtime.extractive import Composition, compose, refusal
 from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import ask_in_language, phrase
-from askdocs.edge_runtime.intents import Intent, intent_reply, recognise
+from askdocs.edge_runtime.intents import Intent, intent_reply, recognise, worded_as_first_question
 from askdocs.edge_runtime.query import Query, make_query
 from askdocs.edge_runtime.scope import Scope
 from askdocs.edge_runtime.search import (
@@ -205,7 +205,7 @@ def unclear(query: Query, support: dict | None) -> Answer | None:
     for it would be chance, and was answered confidently ("how?" quoted two error codes): the
     reader is asked what they are looking for instead. A follow-up ("and then?") has the key
     terms of the question it follows, and is not unclear."""
-    if query.identifiers or query.key_terms - _courtesy(query.locale):
+    if query.identifiers or query.key_terms - _courtesy(query.locale) or worded_as_first_question(query):
         return None
     return Answer(
         [Part("note", phrase(query.locale, "unclear"))],

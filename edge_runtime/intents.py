@@ -23,8 +23,8 @@ from askdocs import lexical
 _SUBJECT = r"(?P<x>[^?¿!.\n]{1,60}?)"
 ABOUT = {
     "en": re.compile(
-        rf"^\W*(?:what(?:'s|\s+is|\s+are)|tell\s+me\s+about|what\s+does)\s+(?:the\s+|an?\s+)?{_SUBJECT}"
-        r"(?:\s+(?:do|does|for|about|all\s+about))?\s*[?.!]*\s*$",
+        rf"^\W*(?:what(?:'s|\s+is|\s+are)|tell\s+me\s+about|what\s+does|what\s+can)\s+(?:the\s+|an?\s+)?{_SUBJECT}"
+        r"(?:\s+(?:do|does|for|about|all\s+about|be\s+used\s+for))?\s*[?.!]*\s*$",
         re.I,
     ),
     "es": re.compile(
@@ -105,6 +105,20 @@ def recognise(scope, query: Query) -> Intent | None:
     if start and (start.group("x") is None or _the_site(scope, locale, home, start.group("x"))):
         return Intent("start", _start_page(scope, locale) or home)  # no start page: the home page
     return None
+
+
+def worded_as_first_question(query: Query) -> bool:
+    """The message is worded as one of the two first questions about the site itself ("What is
+    this?", "What can it do?", "How do I get started?"), though it holds no key term."""
+    locale = query.locale
+    if locale not in ABOUT or query.text != query.message:
+        return False
+    asked = query.message.strip()
+    about, start = ABOUT[locale].match(asked), START[locale].match(asked)
+    return bool(
+        (about and _THIS.match(about.group("x").strip()))
+        or (start and (start.group("x") is None or _THIS.match(start.group("x").strip())))
+    )
 
 
 def _home(scope, locale: str) -> ChunkRef | None:

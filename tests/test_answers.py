@@ -446,6 +446,11 @@ def test_evidence_is_read_in_the_second_stages_page_order_a_few_sections_per_pag
         ("What is Tallyfox?", "/#tallyfox-documentation", "Tallyfox is a self-hosted metrics collector"),
         ("what does tallyfox do", "/#tallyfox-documentation", "Tallyfox is a self-hosted metrics collector"),
         ("Hi! What is this tool? Thanks", "/#tallyfox-documentation", "Tallyfox is a self-hosted"),
+        (
+            "what can it do",
+            "/#tallyfox-documentation",
+            "Tallyfox is a self-hosted",
+        ),  # no key term, still asked
         ("¿Qué es Tallyfox?", "/es/", "Tallyfox"),
     ],
 )
@@ -463,6 +468,7 @@ def test_what_the_site_is_about_is_answered_from_its_home_page(docs, message, ur
     [
         ("How do I get started?", "/quickstart/"),
         ("Where should I begin with Tallyfox?", "/quickstart/"),
+        ("how do i begin", "/quickstart/"),
         ("¿Por dónde empiezo?", "/es/quickstart/"),
     ],
 )
