@@ -42,6 +42,7 @@ from askdocs.edge_runtime.query import (
     opposed,
     spelled_out,
 )
+from askdocs.edge_runtime.rarity import FREQUENT_ZIPF, frequent_words
 from askdocs.edge_runtime.search import SITE_LINK
 
 from askdocs import lexical
@@ -233,10 +234,13 @@ def _starts(key_terms: frozenset[str]) -> dict[str, frozenset[str]]:
 
 @lru_cache(maxsize=65536)
 def _abbreviation(locale: str, term: str) -> bool:
+    frequent = frequent_words(locale)
+    if frequent is not None:
+        return term.isalpha() and term not in frequent
     from wordfreq import zipf_frequency
 
     try:
-        return term.isalpha() and zipf_frequency(term, locale) < 4.0
+        return term.isalpha() and zipf_frequency(term, locale) < FREQUENT_ZIPF
     except LookupError:  # no word list for the language: nothing is called an abbreviation
         return False
 

@@ -431,9 +431,10 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
     """The reader's words that look mistyped, each with the docs' word one edit away: words that
     are not words of the language (`rarity.known_words`) and that the reader's docs never use,
     for which the docs use a word one edit away (the one they use most; of equals, the longer,
-    then the alphabetically first: "install" before "instal"). A capitalised word inside a sentence is a name: it is read only as a name the docs
-    use ("Tallyfx" for "Tallyfox"), never as a word of the language ("my Procfile" is not "my
-    Profile"). Restricted pages never count: a correction never names their words."""
+    then the alphabetically first: "install" before "instal"). A capitalised word inside a
+    sentence is a name: it is read only as a name the docs use ("Tallyfx" for "Tallyfox"), never
+    as a word of the language ("my Procfile" is not "my Profile"). Restricted pages never count:
+    a correction never names their words."""
     letters = _TYPO_LETTERS.get(locale)
     words = known_words(locale) if letters else None
     if words is None or scope is None:

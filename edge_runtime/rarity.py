@@ -72,21 +72,40 @@ def word_hash(word: str) -> int:
     return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=4).digest(), "little")
 
 
-def language_words(locale: str) -> list[str]:
-    """The words of wordfreq's "large" list for `locale` used at least `WORD_ZIPF`, of
-    `WORD_MIN_LETTERS` letters or more (what the shipped hashes hold)."""
+# Everyday words: used at least once per ten thousand words (Zipf 4). A question's word that
+# starts an asked word and is not one of these is taken for its abbreviation ("approx").
+FREQUENT_ZIPF = 4.0
+
+
+def language_words(locale: str, zipf: float = WORD_ZIPF, min_letters: int = WORD_MIN_LETTERS) -> list[str]:
+    """The words of wordfreq's "large" list for `locale` used at least `zipf`, of `min_letters`
+    letters or more (what the shipped hashes hold)."""
     from wordfreq import available_languages, read_cBpack
 
     buckets = read_cBpack(available_languages("large")[locale])  # bucket i: -i centibels
-    top = round(900 - 100 * WORD_ZIPF)  # Zipf = (900 - i) / 100
-    return [w for bucket in buckets[: top + 1] for w in bucket if len(w) >= WORD_MIN_LETTERS]
+    top = round(900 - 100 * zipf)  # Zipf = (900 - i) / 100
+    return [w for bucket in buckets[: top + 1] for w in bucket if len(w) >= min_letters]
+
+
+# What each shipped file holds: (file name, Zipf floor, fewest letters).
+WORD_FILES = {"words": (WORD_ZIPF, WORD_MIN_LETTERS), "frequent": (FREQUENT_ZIPF, 1)}
 
 
 @cache
+def _word_file(name: str, locale: str) -> WordSet | None:
+    if locale not in KNOWN_WORDS:
+        return None
+    raw = resources.files("askdocs").joinpath(f"data/{name}-{locale}.u32").read_bytes()
+    return WordSet(np.frombuffer(raw, dtype="<u4"))
+
+
 def known_words(locale: str) -> WordSet | None:
     """The words of the language at all (None: askdocs ships no list for it, and no word is
     taken for a typo)."""
-    if locale not in KNOWN_WORDS:
-        return None
-    raw = resources.files("askdocs").joinpath(f"data/words-{locale}.u32").read_bytes()
-    return WordSet(np.frombuffer(raw, dtype="<u4"))
+    return _word_file("words", locale)
+
+
+def frequent_words(locale: str) -> WordSet | None:
+    """The language's everyday words, Zipf `FREQUENT_ZIPF` or more (None: no shipped list).
+    wordfreq's own `zipf_frequency` would read its whole list first: some 27 MB held for good."""
+    return _word_file("frequent", locale)

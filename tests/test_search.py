@@ -497,12 +497,30 @@ def test_the_shipped_word_lists_match_wordfreq():
     """askdocs/data/words-*.u32 are what scripts/gen_known_words.py writes from the installed
     wordfreq: a word of the language is known, a typo is not."""
     import numpy as np
-    from askdocs.edge_runtime.rarity import KNOWN_WORDS, known_words, language_words, word_hash
+    from askdocs.edge_runtime.rarity import (
+        KNOWN_WORDS,
+        WORD_FILES,
+        frequent_words,
+        known_words,
+        language_words,
+        word_hash,
+    )
 
     for locale in KNOWN_WORDS:
-        words = known_words(locale)
-        expected = np.unique(np.array([word_hash(w) for w in language_words(locale)], dtype="<u4"))
-        assert np.array_equal(words.hashes, expected), f"regenerate: scripts/gen_known_words.py ({locale})"
+        for words, (zipf, letters) in (
+            (known_words(locale), WORD_FILES["words"]),
+            (frequent_words(locale), WORD_FILES["frequent"]),
+        ):
+            listed = language_words(locale, zipf, letters)
+            expected = np.unique(np.array([word_hash(w) for w in listed], dtype="<u4"))
+            assert np.array_equal(words.hashes, expected), (
+                f"regenerate: scripts/gen_known_words.py ({locale})"
+            )
+    # The everyday words are the ones wordfreq puts at Zipf 4 or more, as `zipf_frequency` reads them.
+    from wordfreq import zipf_frequency
+
+    for word in ("install", "server", "approximately", "approx", "auth", "param", "kubernetes", "the"):
+        assert (word in frequent_words("en")) == (zipf_frequency(word, "en") >= 4.0), word
     assert "backend" in known_words("en") and "webhoks" not in known_words("en")
     assert "contraseña" in known_words("es") and "contrasena" not in known_words("es")
     assert known_words("fr") is None
