@@ -825,9 +825,14 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
         if source.lastmod and source.kind != "faq" and _has_section_date(source)
         else ""
     )
-    label = re.sub(r"([\\\[\]])", r"\\\1", source.label)  # `#[doc]` stays `#[doc]` in the link text
-    parts.append(Part("source", f"{phrase(locale, 'from')}: [{label}]({source.url}){dated}", source.url))
+    parts.append(source_line(locale, source.label, source.url, dated))
     return parts
+
+
+def source_line(locale: str, label: str, url: str, dated: str = "") -> Part:
+    """`From: [Page › Section](/url/#anchor)`, the line that names a part's section."""
+    escaped = re.sub(r"([\\\[\]])", r"\\\1", label)  # `#[doc]` stays `#[doc]` in the link text
+    return Part("source", f"{phrase(locale, 'from')}: [{escaped}]({url}){dated}", url)
 
 
 def _blocks_of(units: list[Unit]) -> list[str]:

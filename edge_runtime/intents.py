@@ -15,7 +15,11 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.corpus import ChunkRef
+from askdocs.edge_runtime.evidence import section_at
+from askdocs.edge_runtime.extractive import _SENTENCE, source_line
+from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import GENERIC, Query
 
 from askdocs import lexical
@@ -88,13 +92,20 @@ class Intent:
     lead: ChunkRef  # the section read first: the home page's first, or the start page's
 
 
+def _worded(query: Query) -> tuple[re.Match | None, re.Match | None]:
+    """The message read as "what is X?" and as "how do I get started (with X)?" (a follow-up:
+    neither)."""
+    locale = query.locale
+    if locale not in ABOUT or query.text != query.message:
+        return None, None
+    asked = query.message.strip()
+    return ABOUT[locale].match(asked), START[locale].match(asked)
+
+
 def recognise(scope, query: Query) -> Intent | None:
     """The first-questions intent of `query` in `scope` (None: an ordinary question)."""
     locale = query.locale
-    if locale not in ABOUT or query.text != query.message:  # not a follow-up
-        return None
-    asked = query.message.strip()
-    about, start = ABOUT[locale].match(asked), START[locale].match(asked)
+    about, start = _worded(query)
     if not (about or start):
         return None
     home = _home(scope, locale)
@@ -110,11 +121,7 @@ def recognise(scope, query: Query) -> Intent | None:
 def worded_as_first_question(query: Query) -> bool:
     """The message is worded as one of the two first questions about the site itself ("What is
     this?", "What can it do?", "How do I get started?"), though it holds no key term."""
-    locale = query.locale
-    if locale not in ABOUT or query.text != query.message:
-        return False
-    asked = query.message.strip()
-    about, start = ABOUT[locale].match(asked), START[locale].match(asked)
+    about, start = _worded(query)
     return bool(
         (about and _THIS.match(about.group("x").strip()))
         or (start and (start.group("x") is None or _THIS.match(start.group("x").strip())))
@@ -188,7 +195,6 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 _PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
 _NOT_PROSE = re.compile(r"^\s*(?:#|[-*+] |\d+[.)] |\||```|>|!\[|\[[^\]]*\]\([^)]*\)\s*(?:\[|$))")
 _DEFINES = {"en": re.compile(r"\b(?:is|are)\b", re.I), "es": re.compile(r"\b(?:es|son)\b", re.I)}
-_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡*\[`])")
 READ_CHARS = 8000  # of the page, from its top
 LEAD_SENTENCES = 3
 SHORT_LEAD_WORDS = 25  # a lead this short is followed by the paragraph after it
@@ -207,7 +213,7 @@ def _prose(paragraph: str, words: int = 8) -> bool:
 
 
 def _sentences(paragraph: str, limit: int) -> str:
-    return " ".join(_SENTENCES.split(" ".join(paragraph.split()))[:limit])
+    return " ".join(_SENTENCE.split(" ".join(paragraph.split()))[:limit])
 
 
 def intent_reply(scope, intent: Intent, query: Query):
@@ -215,10 +221,6 @@ def intent_reply(scope, intent: Intent, query: Query):
     "about" quotes the home page's first paragraph that says what the subject is ("Starlette
     is a lightweight ASGI framework…"), "start" the start page's first paragraph and what the
     page goes through (its headings)."""
-    from askdocs.edge_runtime.answer_types import Part
-    from askdocs.edge_runtime.evidence import section_at
-    from askdocs.edge_runtime.i18n import phrase
-
     corpus = scope.corpus
     locale = query.locale
     set_index, page_index = intent.lead.set, corpus.chunk(intent.lead).page
@@ -262,8 +264,7 @@ def intent_reply(scope, intent: Intent, query: Query):
     _, _, anchor, heading = section_at(corpus, set_index, page_index, at)
     url = f"{page.url}#{anchor}" if anchor else page.url
     label = page.title if heading == page.title else f"{page.title} › {heading}"
-    escaped = re.sub(r"([\\\[\]])", r"\\\1", label)
-    parts.append(Part("source", f"{phrase(locale, 'from')}: [{escaped}]({url})", url))
+    parts.append(source_line(locale, label, url))
     return parts, [{"url": url, "title": label}]
 
 

@@ -439,7 +439,8 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
     words = known_words(locale) if letters else None
     if words is None or scope is None:
         return {}
-    suspects, names, previous, order = set(), set(), None, {}
+    suspects: dict[str, int] = {}  # in the order they come
+    names, previous = set(), None
     for match in _WORD_RUN.finditer(text):
         word, gap = match.group(0), text[previous : match.start()] if previous is not None else "."
         previous = match.end()
@@ -451,8 +452,7 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
             match.start() and _NAME_PART.match(text, match.start() - 1)
         ):
             continue
-        suspects.add(word)
-        order.setdefault(word, len(order))
+        suspects.setdefault(word, len(suspects))
         if word[0].isupper() and not _SENTENCE_END.search(gap):
             names.add(word)
     if not suspects:
@@ -460,7 +460,7 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
     own = {w: lexical.stem_terms(locale, w.lower()) for w in suspects}
     counts, _ = scope.document_frequencies(locale, set().union(*own.values()))
     unknown = [w for w, stems in own.items() if stems and not any(counts.get(t, 0) for t in stems)]
-    unknown = sorted(unknown, key=order.get)[:TYPO_MAX_WORDS]
+    unknown = sorted(unknown, key=suspects.get)[:TYPO_MAX_WORDS]
     corrections: dict[str, str] = {}
     for word in unknown:
         options = {v: lexical.stem_terms(locale, v) for v in one_edit(word.lower(), letters)}

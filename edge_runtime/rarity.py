@@ -91,6 +91,14 @@ def language_words(locale: str, zipf: float = WORD_ZIPF, min_letters: int = WORD
 WORD_FILES = {"words": (WORD_ZIPF, WORD_MIN_LETTERS), "frequent": (FREQUENT_ZIPF, 1)}
 
 
+def word_hashes(name: str, locale: str) -> np.ndarray:
+    """What askdocs/data/NAME-LOCALE.u32 holds, from the installed wordfreq
+    (scripts/gen_known_words.py writes it; tests/test_search.py compares)."""
+    zipf, min_letters = WORD_FILES[name]
+    words = language_words(locale, zipf, min_letters)
+    return np.unique(np.array([word_hash(w) for w in words], dtype="<u4"))
+
+
 @cache
 def _word_file(name: str, locale: str) -> WordSet | None:
     if locale not in KNOWN_WORDS:

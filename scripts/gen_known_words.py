@@ -13,22 +13,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-from askdocs.edge_runtime.rarity import KNOWN_WORDS, WORD_FILES, language_words, word_hash
+from askdocs.edge_runtime.rarity import KNOWN_WORDS, WORD_FILES, word_hashes
 
 DATA = Path(__file__).resolve().parents[1] / "askdocs" / "data"
 
 
-def hashes(locale: str, zipf: float, min_letters: int) -> bytes:
-    words = language_words(locale, zipf, min_letters)
-    return np.unique(np.array([word_hash(w) for w in words], dtype="<u4")).tobytes()
-
-
 def main() -> None:
-    for name, (zipf, min_letters) in WORD_FILES.items():
+    for name in WORD_FILES:
         for locale in KNOWN_WORDS:
             out = DATA / f"{name}-{locale}.u32"
-            out.write_bytes(hashes(locale, zipf, min_letters))
+            out.write_bytes(word_hashes(name, locale).tobytes())
             print(f"{out.name}: {out.stat().st_size // 4:,} words")
 
 
