@@ -47,7 +47,7 @@ from askdocs.edge_runtime.search import SITE_LINK
 
 from askdocs import lexical
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[*])")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[*])")
 _FENCE = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
 _PROCEDURAL = re.compile(
     r"\b(how|command|install|run|start|configure|set ?up|enable|example|syntax|create|add|register|"
@@ -183,7 +183,7 @@ def _units(index: int, evidence: Evidence) -> list[Unit]:
                     position += 1
             continue
         else:
-            for sentence in _SENTENCE.split(block):
+            for sentence in SENTENCE_BREAK.split(block):
                 if sentence.strip():
                     units.append(Unit(index, position, "prose", sentence.strip()))
                     position += 1

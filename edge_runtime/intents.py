@@ -18,7 +18,7 @@ import numpy as np
 from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import section_at
-from askdocs.edge_runtime.extractive import _SENTENCE, source_line
+from askdocs.edge_runtime.extractive import SENTENCE_BREAK, source_line
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import GENERIC, Query
 
@@ -213,7 +213,7 @@ def _prose(paragraph: str, words: int = 8) -> bool:
 
 
 def _sentences(paragraph: str, limit: int) -> str:
-    return " ".join(_SENTENCE.split(" ".join(paragraph.split()))[:limit])
+    return " ".join(SENTENCE_BREAK.split(" ".join(paragraph.split()))[:limit])
 
 
 def intent_reply(scope, intent: Intent, query: Query):
