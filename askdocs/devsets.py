@@ -74,7 +74,21 @@ FRESH = (
 # by an askdocs developer before askdocs had ever been run on that site (evals/newuser/README.md).
 # Only measured, never tuned on.
 NEW_USER = (DevSet("vdirsyncer", "vdirsyncer", ("newuser/vdirsyncer.jsonl",), "new-user"),)
-GROUPS = {"tuning": TUNING, "held-out": HELD_OUT, "fresh": FRESH, "new-user": NEW_USER}
+# Follow-ups (stop 35): 16 written by an askdocs developer on six held-out, fresh and new-user
+# sites before anything was run on them, to measure which follow-ups borrow the previous
+# question (`conversation.leans_on_previous`, written while reading the 49 follow-ups of the
+# other sets, so those no longer measure it blind). Only measured, never tuned on.
+FOLLOW_UPS = tuple(
+    DevSet(f"{name} follow-ups", name, (f"followups/{name}.jsonl",), "follow-ups")
+    for name in ("borg", "drf", "knot-resolver", "vdirsyncer", "click", "flask")
+)
+GROUPS = {
+    "tuning": TUNING,
+    "held-out": HELD_OUT,
+    "fresh": FRESH,
+    "new-user": NEW_USER,
+    "follow-ups": FOLLOW_UPS,
+}
 
 
 def built(sets: tuple[DevSet, ...]) -> list[DevSet]:

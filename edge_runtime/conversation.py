@@ -135,26 +135,95 @@ _FILLER = {
     "need",
     "necesito",
 }
-_FOLLOW_UP_START = re.compile(
-    r"^\s*(and|also|what about|how about|what if|and if|then|same for|y|¿y|y si|¿y si|"
-    r"qué tal|que tal|también|tambien|entonces|and for|y para|¿y para)\b",
+# A follow-up leans on the previous question when it has no subject of its own: it opens with a
+# connective ("and if…", "what about…", "ok, and…"), is a few words with at most one of substance
+# ("why?", "on Windows?"), says "instead" or "also" of the previous answer, or refers back before
+# naming anything itself ("can it open…", "if I set it in Meta…", "inside that function…"), says
+# "they" or "those" before naming anything plural ("…the most recent few of them?") or ends on
+# "that" ("…for that?"). A pronoun after the message has named its own subject points inside it
+# ("My API uses one core. How do I get it to run on all of them?"), and a keyword query names its
+# own ("kresd prometheus metrics": borrowing the previous question made the dense model find
+# that question's page again). scripts/slips_eval.py --slip new-topic measures both sides.
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|thanks|thank you|great|cool|right|alright|perfect|nice|got it|i see|sure"
+    r"|hmm+|vale|gracias|perfecto|bien|entendido|de acuerdo)\b[\s,.!;:-]*)+",
     re.I,
 )
-_REFERS_BACK = re.compile(r"\b(it|that|this|those|them|there|eso|esto|ese|esa|ello|ahí|allí)\b", re.I)
+_FOLLOW_UP_START = re.compile(
+    r"^\s*(and|also|but|so|what about|how about|what if|and if|then|same for|instead|and for|y|¿y|y si|"
+    r"¿y si|pero|qué tal|que tal|también|tambien|entonces|y para|¿y para)\b",
+    re.I,
+)
+_EARLY_ALSO = re.compile(r"^\W*(?:[\w'’]+\W+){0,2}(also|too|también|tambien)\b", re.I)
+_BARE_INSTEAD = re.compile(r"\binstead\b(?!\s+of)|\ben\s+(vez|lugar)\b(?!\s+de)", re.I)
+# "Is it possible…", "what does it mean…": an "it" that points at nothing.
+_DUMMY_IT = re.compile(
+    r"\b(is|was|would|will)\s+it\s+(be\s+)?(possible|safe|ok|okay|fine|recommended|necessary|required"
+    r"|better|worth|a good idea|bad|true)\b|\bit\s*(is|'s|was)\s+(possible|safe|recommended|necessary"
+    r"|required|better|worth)\b|\bdoes\s+it\s+(mean|matter)\b",
+    re.I,
+)
+_PRONOUN = {"it", "they", "them", "those", "these", "eso", "esto", "ello", "ellos", "ellas"}
+_PLURAL = {"they", "them", "those", "these", "ellos", "ellas"}
+_POSSESSIVE = {"its", "their"}
+_DEMONSTRATIVE = {"that", "this", "ese", "esa", "este", "esta", "esos", "esas"}
+_ARTICLE = {"a", "an", "the", "any", "some", "un", "una", "el", "la", "algún", "alguna"}
+_FUNCTION_WORDS_TEXT = (
+    "is are was were be been the a an i you we it they he she my your our their its can could will"
+    " would should does do did has have had to of in on for with and or but if not no yes what which"
+    " how why when where who whom there here me i'm im please just so then than also any some all"
+    " more most very really actually still one get got make only someone something anyone anything"
+    " everyone everything nobody nothing el la los las un una de del en y o que qué cómo como por"
+    " para con se es mi mis lo le"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
+_WORDS = re.compile(r"[\w'’]+")
+# An identifier names its subject: snake_case, digits, dotted or path-like, CamelCase, CONSTANT
+# (a product's "macOS", "iPhone" or "AWS" is one word like any other).
+_NAMED = re.compile(r"_|\d|\w[.:/]\w|^[A-Z][a-z]+[A-Z]|^[A-Z]{5,}$")
+
+
+def leans_on_previous(message: str) -> bool:
+    """True when the message needs the previous question to be understood."""
+    text = _LEAD_IN.sub("", message)
+    words = _WORDS.findall(text)
+    if _FOLLOW_UP_START.search(text) or _EARLY_ALSO.search(text):
+        return True
+    if len(words) <= 4 and sum(_weight(w) for w in words) <= 1:
+        return True
+    if len(words) <= 14 and _BARE_INSTEAD.search(text):
+        return True
+    words = _WORDS.findall(_DUMMY_IT.sub(" ", text))
+    named = 0  # how much of its own subject the message has said so far
+    plural = False  # ... and whether it named something "they" or "those" could be
+    for i, word in enumerate(words):
+        lower = word.lower()
+        if lower in _PRONOUN and (named <= 2 or lower in _PLURAL and named <= 4 and not plural):
+            return True
+        if lower in _POSSESSIVE and named <= 1:
+            return True
+        if lower in _DEMONSTRATIVE and named <= 1:
+            following = words[i + 1].lower() if i + 1 < len(words) else None
+            relative = i >= 2 and words[i - 2].lower() in _ARTICLE  # "a rule that checks"
+            if not relative and (following is None or following not in _FUNCTION_WORDS):
+                return True
+        if lower in _DEMONSTRATIVE and i == len(words) - 1 and named <= 5:  # "… for that?", "fix this?"
+            return True
+        named += _weight(word)
+        plural = plural or (_weight(word) > 0 and len(lower) > 3 and lower.endswith("s") and lower[-2] != "s")
+    return False
+
+
+def _weight(word: str) -> int:
+    if word.lower() in _FUNCTION_WORDS:
+        return 0
+    return 3 if _NAMED.search(word) else 1
 
 
 def search_query(message: str, history: tuple[Turn, ...]) -> str:
     """The text to search for: follow-ups borrow the previous question's terms."""
     previous = next((t.content for t in reversed(history) if t.role == "user"), None)
-    if not previous:
-        return message
-    words = _WORD.findall(message)
-    dependent = (
-        _FOLLOW_UP_START.search(message) is not None
-        or len(words) <= 4
-        or (len(words) <= 9 and _REFERS_BACK.search(message) is not None)
-    )
-    if not dependent:
+    if not previous or not leans_on_previous(message):
         return message
     return f"{previous} {message}"
 

@@ -15,10 +15,16 @@ the result is not a word of the language. Follow-ups get it in their own words. 
 one of a few wrappers chosen by the question's id ("Hi! I'm new here. … Thanks a lot!").
 Handled by `query.without_small_talk`.
 
+`--slip new-topic`: the question asked later in a chat, after another question of the same
+set about other pages (chosen by the question's id; follow-ups are left out, they have their
+own history). Handled by `conversation.leans_on_previous`, which borrows the previous
+question's words only for a message that needs them; not handled, every message with history
+borrows them (what a chat that always condenses the history into the query does).
+
 Printed per group: page-level R@1 / R@5 / MRR of search, and answered / citation precision /
 fact recall of the answers, for each of the three.
 
-    .venv/bin/python scripts/slips_eval.py [GROUP ...] [--slip typo|small-talk] [--json FILE]
+    .venv/bin/python scripts/slips_eval.py [GROUP ...] [--slip typo|small-talk|new-topic] [--json FILE]
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import statistics
 from pathlib import Path
 from unittest import mock
 
+from askdocs.edge_runtime import conversation
 from askdocs.edge_runtime import query as query_module
 from askdocs.edge_runtime.rarity import known_words
 
@@ -42,7 +49,7 @@ _WORD = re.compile(r"(?<![\w.:/-])[a-záéíóúüñ]{6,}(?![\w/-]|[.:]\w)")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def misspelt(question: Question, scope) -> Question | None:
+def misspelt(question: Question, scope, questions) -> Question | None:
     """The question with one typo in its longest word the docs use (None: no such word)."""
     words = known_words(question.locale) or frozenset()
     candidates = [w for w in _WORD.findall(question.question) if w in words]
@@ -85,7 +92,7 @@ WRAPPERS = {
 }
 
 
-def wrapped(question: Question, scope) -> Question | None:
+def wrapped(question: Question, scope, questions) -> Question | None:
     """The question inside a greeting and thanks (None: no wrappers for its language)."""
     options = WRAPPERS.get(question.locale)
     if not options:
@@ -94,9 +101,27 @@ def wrapped(question: Question, scope) -> Question | None:
     return dataclasses.replace(question, question=wrapper.format(q=question.question))
 
 
-SLIPS = {
-    "typo": (misspelt, "docs_typos", lambda *a, **k: {}),
-    "small-talk": (wrapped, "without_small_talk", lambda text, locale: text),
+def after_another(question: Question, scope, questions) -> Question | None:
+    """The question after an exchange about other pages (None: a follow-up, or no such question)."""
+    if question.history:
+        return None
+    gold = set(question.gold)
+    others = [q for q in questions if q.answerable and not q.history and not gold & set(q.gold)]
+    if not others:
+        return None
+    previous = random.Random(question.id).choice(others)
+    # The assistant's turn is not searched (only the reader's turns are): any text will do.
+    history = [
+        {"role": "user", "content": previous.question},
+        {"role": "assistant", "content": "(its answer)"},
+    ]
+    return dataclasses.replace(question, history=history)
+
+
+SLIPS = {  # the slip, and the runtime's handling of it: module, name, what replaces it
+    "typo": (misspelt, query_module, "docs_typos", lambda *a, **k: {}),
+    "small-talk": (wrapped, query_module, "without_small_talk", lambda text, locale: text),
+    "new-topic": (after_another, conversation, "leans_on_previous", lambda message: True),
 }
 
 
@@ -118,7 +143,7 @@ def main() -> None:
     parser.add_argument("--slip", choices=sorted(SLIPS), default="typo")
     parser.add_argument("--json", help="write the table here")
     args = parser.parse_args()
-    slip, handler, off = SLIPS[args.slip]
+    slip, module, handler, off = SLIPS[args.slip]
     report: dict = {}
     columns = ("R@1", "R@5", "MRR", "answered", "cite_precision", "fact_recall")
     print(f"{'group / arm':42} {'n':>4} " + " ".join(f"{c:>14}" for c in columns))
@@ -130,13 +155,15 @@ def main() -> None:
         }
         for dev in devsets.built(devsets.GROUPS[group]):
             scope = _Searcher(dev.site, dev.private).scope
-            pairs = [(q, t) for q in dev.load() if q.answerable and (t := slip(q, scope)) is not None]
+            questions = dev.load()
+            slipped = [(q, slip(q, scope, questions)) for q in questions if q.answerable]
+            pairs = [(q, t) for q, t in slipped if t is not None]
             if not pairs:
                 continue
             clean, typed = [q for q, _ in pairs], [t for _, t in pairs]
             arms["as written"].append((len(pairs), measure(clean, dev)))
             arms[f"{args.slip}, handled"].append((len(pairs), measure(typed, dev)))
-            with mock.patch.object(query_module, handler, off):
+            with mock.patch.object(module, handler, off):
                 arms[f"{args.slip}, not handled"].append((len(pairs), measure(typed, dev)))
         report[group] = {}
         for arm, parts in arms.items():  # pooled over the questions of every corpus

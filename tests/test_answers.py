@@ -204,6 +204,38 @@ def test_follow_up_borrows_the_previous_question(docs):
     assert any("windows" in c for c in cited(result)), cited(result)
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "backup restore",
+        "seat price",
+        "rate limits",
+        "How many times are webhooks retried?",
+        "What does a Business seat cost, and is SAML included in it?",
+    ],
+)
+def test_a_new_question_later_in_the_chat_is_answered_as_if_asked_first(docs, message):
+    """Every widget question after the first has history; a question that does not lean on the
+    previous one gets the answer it gets alone (borrowing the previous question's words made
+    the dense model find that question's page again)."""
+    history = [
+        Turn("user", "How do I install the agent on Linux?"),
+        Turn("assistant", "Run the install script with --agent-only."),
+    ]
+    alone, later = ask(docs, message), ask(docs, message, history=history)
+    assert (later.text, later.citations, later.answered) == (alone.text, alone.citations, alone.answered)
+
+
+def test_a_follow_up_that_opens_with_ok_borrows_the_previous_question(docs):
+    history = [
+        Turn("user", "How do I install the agent on Linux?"),
+        Turn("assistant", "Run the install script with --agent-only."),
+    ]
+    result = ask(docs, "ok, and how about on Windows?", history=history)
+    assert result.answered, result.text
+    assert any("windows" in c for c in cited(result)), cited(result)
+
+
 def test_answer_round_trips_through_json(docs):
     result = ask(docs, "How do I register a webhook endpoint?")
     again = type(result).from_json(result.to_json())
