@@ -279,7 +279,10 @@ class ChatService:
             await self.answer_cache.put(key, answer.to_json())
 
     def _cache_key(self, query: Query, scope, version: str) -> str:
-        return answer_key(version, scope.groups, query.normalized, query.locale, self.synthesizer)
+        asked = query.normalized
+        if self.llm and query.written and query.written != query.message:
+            asked += "\0" + query.written  # the model reads the pasted code search left out
+        return answer_key(version, scope.groups, asked, query.locale, self.synthesizer)
 
     def _count_usage(self, usage: dict) -> None:
         for kind in ("prompt_tokens", "completion_tokens"):

@@ -64,7 +64,8 @@ async def _stream_answer(
     agent = llm.settings.agent and llm.supports_tools is not False
     home = fs.tree.pages.get("/")
     site = (fs.corpus.page(*home).title if home else "") or fs.corpus.manifest.site_url or "this site"
-    messages = build_messages(query.message, query.history, evidence, query.locale, site, agent)
+    asked = query.written or query.message  # pasted code and traces included: the model reads them
+    messages = build_messages(asked, query.history, evidence, query.locale, site, agent)
     sanitizer = Sanitizer(len(evidence))
     streamed: list[str] = []
     await emit(events.status("answering"))

@@ -124,6 +124,9 @@ class Query:
     ask_in: tuple[str, ...] = ()
     # The reader's words searched as the docs' words one edit away (`docs_typos`), in pairs.
     respelled: tuple[tuple[str, str], ...] = ()
+    # The message as the reader sent it, pasted code and traces included: what a language
+    # model is shown (it reads a config or a traceback; search does not).
+    written: str = ""
 
     @property
     def locale_fallback(self) -> bool:
@@ -624,9 +627,56 @@ def docs_links_named(scope, text: str) -> str:
     return _URL.sub(name, text)
 
 
+# Pasted code, configuration or output around a question ("Here is my config: ```yaml …```
+# Why does the agent not use the proxy?"): its keys, values and paths drown the question's words
+# in words no page uses, and the question was refused (0.40; asked alone, 0.71). A fenced block,
+# and a run of three or more lines that read as code (indented, `key: value`, `key = value`, a
+# shell prompt, `import`, `def`, a decorator, a line ending with a brace, bracket, parenthesis or
+# semicolon), are not searched when the rest of the message still asks something; a message of
+# code alone is searched as it is.
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+_CODE_LINE = re.compile(
+    r"^(?:[ \t]{2,}\S|\t\S|[ \t]*[\w.\-\[\]\"']{1,80}[ \t]*[:=][ \t]+\S.*|[ \t]*[$>#%] \S"
+    r"|.*[{}\[\]();][ \t]*$|[^(\n]*\([^\n]*:[ \t]*$|[ \t]*@\w"
+    r"|[ \t]*(?:import|from[ \t]+\S+[ \t]+import|def|class|return|async|await)\b)"
+)
+# The sentence announcing the paste: "Here is my code:", "My config:", "…nginx. This is what I have:".
+_ANNOUNCES = re.compile(r"(?:^|(?<=[.!?])[ \t]+)[^\n:.!?]{0,60}:[ \t]*$")
+_BARE_KEY = re.compile(r"^[ \t]*[\w.\-\[\]\"']{1,80}[ \t]*[:=][ \t]*$")  # code when what follows is indented
+
+
+def without_pasted_code(text: str, locale: str) -> str:
+    """`text` without pasted code and the short line announcing it ("Here is my config:"), when
+    what is left still has a key term."""
+    if "\n" not in text:
+        return text
+    lines = _FENCE.sub("\n\0\n", text).split("\n")  # NUL: where a fenced block was
+    lines.append("")
+    out: list[str] = []
+    run: list[str] = []
+    for at, line in enumerate(lines):
+        nested = _BARE_KEY.match(line) and at + 1 < len(lines) and lines[at + 1][:1] in (" ", "\t")
+        if line == "\0" or line.strip() and (_CODE_LINE.match(line) or nested):
+            run.append(line)
+            continue
+        if len(run) >= 3 or "\0" in run:
+            while out and not out[-1].strip():
+                out.pop()
+            if out and (announced := _ANNOUNCES.search(out[-1])):
+                out[-1] = out[-1][: announced.start()]
+        else:
+            out += run
+        run = []
+        out.append(line)
+    cleaned = "\n".join(line for line in out if line.strip())
+    if cleaned == text.strip() or not key_terms(locale, cleaned):
+        return text
+    return cleaned
+
+
 def _what_is_asked(text: str, locale: str) -> str:
-    """A reader's message without what is not searched: stack frames and small talk."""
-    return without_small_talk(without_stack_frames(text), locale)
+    """A reader's message without what is not searched: stack frames, pasted code, small talk."""
+    return without_small_talk(without_pasted_code(without_stack_frames(text), locale), locale)
 
 
 def key_terms(locale: str, text: str) -> frozenset[str]:
@@ -670,6 +720,7 @@ def make_query(
         foreign=foreign,
         ask_in=tuple(sorted(site_locales, key=lambda loc: (loc != default, loc))) if foreign else (),
         respelled=tuple(sorted(typos.items())),
+        written=request.message,
     )
 
 

@@ -15,6 +15,11 @@ the result is not a word of the language. Follow-ups get it in their own words. 
 one of a few wrappers chosen by the question's id ("Hi! I'm new here. … Thanks a lot!").
 Handled by `query.without_small_talk`.
 
+`--slip code-other` / `--slip code-own`: the question after a pasted code block ("Here is my
+code:" and a fenced block of 3-15 lines), taken from another page of the site, or from a page
+that answers the question (what a reader who adapted the docs' example pastes). Handled by
+`query.without_pasted_code`.
+
 `--slip new-topic`: the question asked later in a chat, after another question of the same
 set about other pages (chosen by the question's id; follow-ups are left out, they have their
 own history). Handled by `conversation.leans_on_previous`, which borrows the previous
@@ -24,7 +29,8 @@ borrows them (what a chat that always condenses the history into the query does)
 Printed per group: page-level R@1 / R@5 / MRR of search, and answered / citation precision /
 fact recall of the answers, for each of the three.
 
-    .venv/bin/python scripts/slips_eval.py [GROUP ...] [--slip typo|small-talk|new-topic] [--json FILE]
+    .venv/bin/python scripts/slips_eval.py [GROUP ...] [--slip SLIP] [--json FILE]
+    (SLIP: typo, small-talk, new-topic, code-other, code-own)
 """
 
 from __future__ import annotations
@@ -118,10 +124,54 @@ def after_another(question: Question, scope, questions) -> Question | None:
     return dataclasses.replace(question, history=history)
 
 
+_FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def _code_blocks(scope, locale: str) -> dict[str, list[str]]:
+    """The site's code blocks of 3-15 lines, by page URL (cached on the scope's corpus)."""
+    cache = scope.corpus.__dict__.setdefault("_slips_code", {})
+    if locale not in cache:
+        found: dict[str, list[str]] = {}
+        for loaded in scope.corpus.sets:
+            for page in loaded.pages:
+                if page.locale != locale:
+                    continue
+                blocks = [b.strip("\n") for b in _FENCED.findall(page.content)]
+                blocks = [b for b in blocks if 3 <= len(b.splitlines()) <= 15]
+                if blocks:
+                    found[page.url.split("#")[0]] = blocks
+        cache[locale] = found
+    return cache[locale]
+
+
+def _pasted(question: Question, scope, own: bool) -> Question | None:
+    blocks = _code_blocks(scope, question.locale)
+    gold = set(question.gold)
+    pages = sorted(url for url in blocks if (url in gold) == own)
+    if not pages:
+        return None
+    rng = random.Random(question.id)
+    block = rng.choice(blocks[rng.choice(pages)])
+    opener = rng.choice(("Here is my code:", "This is what I have:", "My config:"))
+    return dataclasses.replace(question, question=f"{opener}\n```\n{block}\n```\n{question.question}")
+
+
+def pasted_other(question: Question, scope, questions) -> Question | None:
+    """The question after a code block from another page of the site (chosen by its id)."""
+    return _pasted(question, scope, own=False)
+
+
+def pasted_own(question: Question, scope, questions) -> Question | None:
+    """The question after a code block of the page that answers it (None: it has none)."""
+    return _pasted(question, scope, own=True)
+
+
 SLIPS = {  # the slip, and the runtime's handling of it: module, name, what replaces it
     "typo": (misspelt, query_module, "docs_typos", lambda *a, **k: {}),
     "small-talk": (wrapped, query_module, "without_small_talk", lambda text, locale: text),
     "new-topic": (after_another, conversation, "leans_on_previous", lambda message: True),
+    "code-other": (pasted_other, query_module, "without_pasted_code", lambda text, locale: text),
+    "code-own": (pasted_own, query_module, "without_pasted_code", lambda text, locale: text),
 }
 
 

@@ -124,6 +124,18 @@ def test_llm_answer_streams_with_mapped_citations(llm_app, fake_llm):
     assert user.rstrip().endswith("Question: Which header carries the webhook signature?")
 
 
+def test_the_model_reads_the_pasted_config_search_left_out(llm_app, fake_llm):
+    """Search leaves pasted code out (its words drown the question); the model is shown the
+    message as the reader wrote it, since the answer may lie in the reader's own config."""
+    fake_llm.script(Reply(text=["Route it through an HTTP proxy with `TALLYFOX_HTTPS_PROXY` [1]."]))
+    config = "```yaml\nserver:\n  port: 8080\nproxy:\n  url: http://proxy:3128\n```"
+    result = ask(llm_app, f"Here is my config:\n{config}\nWhy does the agent not use the proxy?")
+    assert result["done"]["mode"] == "llm", result
+    assert result["done"]["citations"][0]["url"].startswith("/networking/"), result["done"]
+    user = fake_llm.requests[-1]["body"]["messages"][-1]["content"]
+    assert "http://proxy:3128" in user and user.rstrip().endswith("Why does the agent not use the proxy?")
+
+
 def test_public_readers_send_no_restricted_text_to_the_model(llm_app, fake_llm):
     fake_llm.script(Reply(text=["I can't say [1]."]))
     ask(llm_app, "What is the break-glass confirmation phrase in the on-call runbook?")

@@ -412,6 +412,43 @@ def test_a_pasted_stack_trace_is_searched_by_its_error_not_its_frames(example_co
         assert without_stack_frames(kept) == kept
 
 
+def test_pasted_code_around_a_question_is_not_searched(example_corpus, public_scope):
+    """Readers paste their config or code before asking. Its keys, values and paths are words no
+    page uses and drowned the question: it was refused (0.40; asked alone, 0.71)."""
+    from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import without_pasted_code
+
+    asked = "Why does the agent not use the proxy?"
+    fenced = (
+        "Here is my config:\n```yaml\nserver:\n  port: 8080\n  data_dir: /var/lib/tallyfox\n"
+        f"proxy:\n  url: http://proxy:3128\n```\n{asked}"
+    )
+    assert without_pasted_code(fenced, "en") == asked  # and the line announcing the paste
+    told = "I run it behind nginx. This is what I have:\n```\nlocation / {\n}\n```\nhow do I set the header?"
+    assert without_pasted_code(told, "en") == "I run it behind nginx.\nhow do I set the header?"
+    bare = "\n".join(
+        ("my code:", "import httpx", "client = httpx.Client(timeout=5)", "r = client.get(url)", "r.close()")
+    )
+    assert without_pasted_code(f"{bare}\nhow do I retry?", "en") == "how do I retry?"
+    corpus, embedder = example_corpus
+    reply = answer(Docs(public_scope, embedder), ChatRequest(fenced, "en", (), None), AnswerSettings())
+    assert reply.answered, reply.text
+    assert reply.citations[0]["url"] == "/networking/#outbound-proxy", reply.citations
+    for kept in (
+        "```\nserver:\n  port: 8080\n```",  # code alone: it is what is asked about
+        "Error:\nrelay.DeliveryFailed: TFX-3005\nwhat does it mean?",  # one line of output
+        "I set these (see below)\nfoo (bar)\nnot sure (really)\nwhy?",  # nothing left to ask
+        "How do I set the port?",
+    ):
+        assert without_pasted_code(kept, "en") == kept
+    # Bounded: lines of brackets and colons take no longer than plain text.
+    started = time.perf_counter()
+    without_pasted_code("(" * 3999 + "\nwhy x", "en")
+    without_pasted_code("a: b\n" * 790 + "how do I install it?", "en")
+    assert time.perf_counter() - started < 1
+
+
 def test_small_talk_around_a_question_is_not_searched(example_corpus, public_scope):
     """A new reader's greeting, thanks and "I'm new here" are words no page uses: the question
     inside them was refused. Sentences of nothing else, and a greeting or thanks at either end
