@@ -9,7 +9,8 @@
 #   heldout/starlette heldout/flask heldout/click heldout/marshmallow (or `heldout`), and the
 #   fresh held-out sets fresh/drf fresh/borg fresh/knot-resolver (or `fresh`: Debian's
 #   rendered -doc packages, fetched by scripts/fetch_fresh.sh), and the new-user set
-#   newuser/vdirsyncer (or `newuser`; fetched the same way).
+#   newuser/vdirsyncer (or `newuser`; fetched the same way), and the follow-ups written blind on six
+#   of those sites (`followups`).
 #   Flask, Click and Marshmallow are Sphinx sites: each is built in its own virtualenv
 #   under .artifacts/ with the versions its evals/corpora/NAME/BUILD.md pins.
 set -euo pipefail
@@ -26,6 +27,7 @@ for arg in "$@"; do
     heldout) SETS+=(heldout/starlette heldout/flask heldout/click heldout/marshmallow) ;;
     fresh) SETS+=(fresh/drf fresh/borg fresh/knot-resolver) ;;
     newuser) SETS+=(newuser/vdirsyncer) ;;
+    followups) SETS+=(followups/borg followups/drf followups/knot-resolver followups/vdirsyncer followups/click followups/flask) ;;
     *) SETS+=("$arg") ;;
   esac
 done
@@ -93,6 +95,7 @@ for set in "${SETS[@]}"; do
   corpus=${set#heldout/}
   corpus=${corpus#fresh/}
   corpus=${corpus#newuser/}
+  corpus=${corpus#followups/}
   corpus=${corpus%.[ab]}
   echo "=== $set (corpus $corpus)"
   if [[ "$built" != *" $corpus "* ]]; then
