@@ -154,7 +154,9 @@ _FOLLOW_UP_START = re.compile(
     r"¿y si|pero|qué tal|que tal|también|tambien|entonces|y para|¿y para)\b",
     re.I,
 )
-_EARLY_ALSO = re.compile(r"^\W*(?:[\w'’]+\W+){0,2}(also|too|también|tambien)\b", re.I)
+# "Can I also…", "¿También…?"; and a short "…on Windows too?" ("too slow" is not one).
+_EARLY_ALSO = re.compile(r"^\W*(?:[\w'’]+\W+){0,2}(also|también|tambien)\b", re.I)
+_TOO_AT_END = re.compile(r"\b(too|también|tambien)\W*$", re.I)
 _BARE_INSTEAD = re.compile(r"\binstead\b(?!\s+of)|\ben\s+(vez|lugar)\b(?!\s+de)", re.I)
 # "Is it possible…", "what does it mean…": an "it" that points at nothing.
 _DUMMY_IT = re.compile(
@@ -191,7 +193,7 @@ def leans_on_previous(message: str) -> bool:
         return True
     if len(words) <= 4 and sum(_weight(w) for w in words) <= 1:
         return True
-    if len(words) <= 14 and _BARE_INSTEAD.search(text):
+    if len(words) <= 14 and _BARE_INSTEAD.search(text) or len(words) <= 8 and _TOO_AT_END.search(text):
         return True
     words = _WORDS.findall(_DUMMY_IT.sub(" ", text))
     named = 0  # how much of its own subject the message has said so far

@@ -32,6 +32,7 @@ HISTORY = (Turn("user", "How do I start the server?"), Turn("assistant", "Run `t
         "can I show only the most recent few of them?",
         "can I skip the real login in those tests and just act as a given user?",
         "do I need to register my own client credentials for that?",
+        "does that work on Windows too?",
         "¿Y en Windows?",
         "vale, ¿y si quiero cambiarlo después?",
         "¿Puedo usar eso con Docker?",
@@ -67,6 +68,7 @@ def test_a_follow_up_borrows_the_previous_question(message):
         "How do I make a dependency run in a separate process instead of a thread?",
         "¿Cuándo uso raw_data en vez de data en un ServerSentEvent?",
         "¿Cómo configuro el proxy HTTP?",
+        "Is the agent too slow for a Raspberry Pi 3?",
     ],
 )
 def test_a_new_question_later_in_the_chat_is_searched_as_asked(message):
