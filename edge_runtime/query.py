@@ -627,6 +627,55 @@ def docs_links_named(scope, text: str) -> str:
     return _URL.sub(name, text)
 
 
+def without_other_links(text: str, locale: str) -> str:
+    """`text` without the links `docs_links_named` left that point at a discussion (an issue,
+    a forum thread, a question: two path segments or more, one with a number of three digits
+    or more), when what is left still has a key term: their hosts, paths and numbers are words
+    no page uses ("I saw https://github.com/encode/httpx/issues/1234 - how do I set a timeout
+    for all requests?" 0.49 and the quick start's one line, against 0.72 and the timeouts page
+    asked alone); so is a sentence that only says something about one ("I found <link> but it did
+    not help."). A link that is a value the question is about stays ("my frontend at
+    http://localhost:3000", "the site will live at https://example.com/docs/"), and so does a
+    message that is mostly its link."""
+    if "://" not in text:
+        return text
+
+    def dropped(match: re.Match) -> str:
+        link = match.group(0).rstrip(".,;:!?)")
+        segments = [s for s in re.split(r"[/?#&=]", match.group(1).rstrip(".,;:!?)")) if s]
+        if len(segments) < 2 or not any(re.search(r"\d{3}", s) for s in segments):
+            return match.group(0)  # a value the question is about: an origin, a proxy, a site URL
+        return "\0" + match.group(0)[len(link) :]
+
+    marked = _SEE_LINK.sub("", _URL.sub(dropped, text))
+    parts = (_without_link_talk(p) for p in re.split(r"(?<=[.!?])\s+", marked))
+    cleaned = re.sub(r"[ \t]{2,}", " ", " ".join(p for p in parts if re.search(r"\w", p))).strip()
+    if cleaned == text or not key_terms(locale, cleaned):
+        return text
+    return cleaned
+
+
+def _without_link_talk(sentence: str) -> str:
+    """A sentence without the words about a dropped link (marked NUL): a lead-in of a few words
+    ("I found <link>", "See <link>") and a clause about it after ("… but it did not help.")."""
+    if "\0" not in sentence:
+        return sentence
+    before, _, after = sentence.partition("\0")
+    if len(before.split()) <= 4:
+        before = ""
+    after = re.sub(r"^[\s\-–—:;,)]+", "", after.replace("\0", ""))
+    if _LINK_TALK.match(after) and not after.rstrip().endswith("?"):
+        after = ""
+    return f"{before} {after}".strip()
+
+
+# "(see <link>)" goes whole, with the full stop after it when the sentence had ended before it.
+_SEE_LINK = re.compile(
+    r"(?<=[?!.])[ \t]*\((?:see[ \t]+)?\0[ \t]*\)\.?|[ \t]*\((?:see[ \t]+)?\0[ \t]*\)", re.I
+)
+_LINK_TALK = re.compile(r"(?:but|and|which|that|where|though|however|y|pero|que)\b", re.I)
+
+
 # Pasted code, configuration or output around a question ("Here is my config: ```yaml …```
 # Why does the agent not use the proxy?"): its keys, values and paths drown the question's words
 # in words no page uses, and the question was refused (0.40; asked alone, 0.71). A fenced block,
@@ -696,7 +745,8 @@ def make_query(
     locale = effective_locale(scope, requested)
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
-    message = docs_spelling(scope, locale, docs_links_named(scope, _what_is_asked(request.message, locale)))
+    linked = without_other_links(docs_links_named(scope, _what_is_asked(request.message, locale)), locale)
+    message = docs_spelling(scope, locale, linked)
     typos = {} if foreign else docs_typos(scope, locale, message)
     message = respell(message, typos)
     asked = tuple(Turn(t.role, _what_is_asked(t.content, locale)) if t.role == "user" else t for t in history)

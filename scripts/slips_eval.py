@@ -20,6 +20,10 @@ code:" and a fenced block of 3-15 lines), taken from another page of the site, o
 that answers the question (what a reader who adapted the docs' example pastes). Handled by
 `query.without_pasted_code`.
 
+`--slip link`: the question beside a link to an issue tracker or a forum ("I found
+https://github.com/acme/…/issues/1234 but it did not help. …", "… (see
+https://stackoverflow.com/questions/…)"). Handled by `query.without_other_links`.
+
 `--slip new-topic`: the question asked later in a chat, after another question of the same
 set about other pages (chosen by the question's id; follow-ups are left out, they have their
 own history). Handled by `conversation.leans_on_previous`, which borrows the previous
@@ -30,7 +34,7 @@ Printed per group: page-level R@1 / R@5 / MRR of search, and answered / citation
 fact recall of the answers, for each of the three.
 
     .venv/bin/python scripts/slips_eval.py [GROUP ...] [--slip SLIP] [--json FILE]
-    (SLIP: typo, small-talk, new-topic, code-other, code-own)
+    (SLIP: typo, small-talk, new-topic, code-other, code-own, link)
 """
 
 from __future__ import annotations
@@ -166,12 +170,29 @@ def pasted_own(question: Question, scope, questions) -> Question | None:
     return _pasted(question, scope, own=True)
 
 
+LINKS = (
+    "I found https://github.com/acme/{site}/issues/{n} but it did not help. {q}",
+    "{q} (see https://stackoverflow.com/questions/{n})",
+    "I read https://discuss.example.org/t/{n} - {q}",
+)
+
+
+def linked(question: Question, scope, questions) -> Question | None:
+    """The question beside a link to an issue tracker or a forum (chosen by its id)."""
+    rng = random.Random(question.id)
+    text = rng.choice(LINKS).format(
+        site=question.id.split("-")[0], n=rng.randrange(100, 99999), q=question.question
+    )
+    return dataclasses.replace(question, question=text)
+
+
 SLIPS = {  # the slip, and the runtime's handling of it: module, name, what replaces it
     "typo": (misspelt, query_module, "docs_typos", lambda *a, **k: {}),
     "small-talk": (wrapped, query_module, "without_small_talk", lambda text, locale: text),
     "new-topic": (after_another, conversation, "leans_on_previous", lambda message: True),
     "code-other": (pasted_other, query_module, "without_pasted_code", lambda text, locale: text),
     "code-own": (pasted_own, query_module, "without_pasted_code", lambda text, locale: text),
+    "link": (linked, query_module, "without_other_links", lambda text, locale: text),
 }
 
 

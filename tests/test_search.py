@@ -530,6 +530,36 @@ def test_a_pasted_link_to_the_docs_is_searched_as_its_page(public_scope, staff_s
     assert docs_links_named(staff_scope, runbook) != runbook
 
 
+def test_links_elsewhere_are_not_searched(example_corpus, public_scope):
+    """A link to an issue tracker or a forum beside a question: its host, path and numbers are
+    words no page uses. Not searched when the rest still asks something; a message that is
+    mostly its link keeps it."""
+    from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import without_other_links
+
+    asked = "How many times are webhooks retried?"
+    linked = f"I found https://github.com/acme/tallyfox/issues/1234 but it did not help. {asked}"
+    assert without_other_links(linked, "en") == asked  # and the sentence about the link
+    assert without_other_links(f"{asked} (see https://stackoverflow.com/questions/123).", "en") == asked
+    told = f"I read https://discuss.example.org/t/1234 - {asked.lower()}"
+    assert without_other_links(told, "en") == asked.lower()
+    told = "I read https://discuss.example.org/t/1234 - the agent exits with code 7. Why?"
+    assert without_other_links(told, "en") == "the agent exits with code 7. Why?"
+    for kept in (
+        "what is https://x.example/t/1234?",  # nothing else is asked
+        "My frontend at http://localhost:3000 cannot call the API. Why?",  # values the question is about
+        "The site will live at https://example.com/docs/ rather than at the root: how do I tell it?",
+        asked,
+    ):
+        assert without_other_links(kept, "en") == kept
+    corpus, embedder = example_corpus
+    docs = Docs(public_scope, embedder)
+    alone = answer(docs, ChatRequest(asked, "en", (), None), AnswerSettings())
+    reply = answer(docs, ChatRequest(linked, "en", (), None), AnswerSettings())
+    assert reply.answered and reply.citations == alone.citations, (reply.citations, alone.citations)
+
+
 def test_the_shipped_word_lists_match_wordfreq():
     """askdocs/data/words-*.u32 are what scripts/gen_known_words.py writes from the installed
     wordfreq: a word of the language is known, a typo is not."""
