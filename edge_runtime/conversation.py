@@ -211,8 +211,9 @@ def leans_on_previous(message: str) -> bool:
                 return True
         if lower in _DEMONSTRATIVE and i == len(words) - 1 and named <= 5:  # "… for that?", "fix this?"
             return True
-        named += _weight(word)
-        plural = plural or (_weight(word) > 0 and len(lower) > 3 and lower.endswith("s") and lower[-2] != "s")
+        weight = _weight(word)
+        named += weight
+        plural = plural or (weight > 0 and len(lower) > 3 and lower.endswith("s") and lower[-2] != "s")
     return False
 
 

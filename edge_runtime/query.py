@@ -613,7 +613,7 @@ def docs_links_named(scope, text: str) -> str:
         return text
 
     def name(match: re.Match) -> str:
-        rest = match.group(1).rstrip(".,;:!?)")
+        rest, trailing = _link_end(match)
         path, _, anchor = rest.partition("#")
         segments = [s for s in path.split("?")[0].split("/") if s][:20]
         for start in range(len(segments)):
@@ -621,10 +621,17 @@ def docs_links_named(scope, text: str) -> str:
             where = scope.paths.get(tail + "/") or scope.paths.get(tail)
             if where is not None:
                 title = scope.corpus.page(*where).title
-                return " ".join([title, re.sub(r"[-_]+", " ", anchor)]).strip() + match.group(1)[len(rest) :]
+                return " ".join([title, re.sub(r"[-_]+", " ", anchor)]).strip() + trailing
         return match.group(0)
 
     return _URL.sub(name, text)
+
+
+def _link_end(match: re.Match) -> tuple[str, str]:
+    """A matched link's path (what follows its host) without the punctuation of the sentence
+    it ends, and that punctuation ("see https://x.example/a/b." → "/a/b", ".")."""
+    rest = match.group(1).rstrip(".,;:!?)")
+    return rest, match.group(1)[len(rest) :]
 
 
 def without_other_links(text: str, locale: str) -> str:
@@ -641,11 +648,11 @@ def without_other_links(text: str, locale: str) -> str:
         return text
 
     def dropped(match: re.Match) -> str:
-        link = match.group(0).rstrip(".,;:!?)")
-        segments = [s for s in re.split(r"[/?#&=]", match.group(1).rstrip(".,;:!?)")) if s]
+        rest, trailing = _link_end(match)
+        segments = [s for s in re.split(r"[/?#&=]", rest) if s]
         if len(segments) < 2 or not any(re.search(r"\d{3}", s) for s in segments):
             return match.group(0)  # a value the question is about: an origin, a proxy, a site URL
-        return "\0" + match.group(0)[len(link) :]
+        return "\0" + trailing
 
     marked = _SEE_LINK.sub("", _URL.sub(dropped, text))
     parts = (_without_link_talk(p) for p in re.split(r"(?<=[.!?])\s+", marked))
