@@ -591,6 +591,42 @@ def test_a_how_question_gets_the_section_whose_heading_names_the_mechanism():
     assert "BackgroundTasks" not in text and "Set `servers`" not in text, text
 
 
+STRICT_INTRO = """# Strict Mode
+
+By default, Pydantic will attempt to coerce values to the desired type when possible. For example,
+you can pass the string '123' as the input for an int field, and it will be converted to the value
+123. However, there are situations where this is not desirable, and you want Pydantic to error
+instead of coercing data."""
+
+STRICT_HOW = """## Strict mode in Field
+
+For individual fields on a model, you can set `strict=True` on the field. Validation then fails
+for any input that would need coercion."""
+
+
+def test_a_question_in_the_reader_s_words_gets_the_sentence_that_names_what_does_it():
+    """The reader describes the wish; the best sentence restates it ("you want Pydantic to error
+    instead of coercing") and names nothing. The best sentence of the quoted page that names a
+    thing the answer does not say (`strict=True`) follows it, even under a heading that names
+    nothing; another page's name is not brought in."""
+    ask = query("It quietly converts a string into a number. How do I get such input rejected instead?")
+    other = evidence(
+        "/types/#integers", "Types", "Integers", "Use `conint()` to constrain an integer.", 0.5, 2
+    )
+    pool = [
+        evidence("/strict/", "Strict Mode", "Strict Mode", STRICT_INTRO),
+        evidence("/strict/#field", "Strict Mode", "Strict mode in Field", STRICT_HOW, 0.4, 1),
+        other,
+    ]
+    composition = compose(ask, pool)
+    text = rendered(composition)
+    assert text.index("converted to the value") < text.index("set `strict=True` on the field"), text
+    assert "conint" not in text, text
+    assert {e.page_url for e in composition.cited} == {"/strict/"}
+    # Only another page names something: nothing is added.
+    assert "conint" not in rendered(compose(ask, [pool[0], other]))
+
+
 def test_a_question_is_cut_into_the_things_it_asks():
     assert asks(
         "I'm packaging my own theme. Which command compiles the catalogs, and which entry point group "
