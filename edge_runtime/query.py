@@ -735,6 +735,13 @@ def _what_is_asked(text: str, locale: str) -> str:
     return without_small_talk(without_pasted_code(without_stack_frames(text), locale), locale)
 
 
+def _searched_words(scope, text: str, locale: str) -> str:
+    """What of a reader's message is searched, whether it is the question or an earlier one a
+    follow-up borrows: `_what_is_asked`, links to these docs as their pages' titles, links to a
+    discussion elsewhere dropped."""
+    return without_other_links(docs_links_named(scope, _what_is_asked(text, locale)), locale)
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
@@ -752,11 +759,12 @@ def make_query(
     locale = effective_locale(scope, requested)
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
-    linked = without_other_links(docs_links_named(scope, _what_is_asked(request.message, locale)), locale)
-    message = docs_spelling(scope, locale, linked)
+    message = docs_spelling(scope, locale, _searched_words(scope, request.message, locale))
     typos = {} if foreign else docs_typos(scope, locale, message)
     message = respell(message, typos)
-    asked = tuple(Turn(t.role, _what_is_asked(t.content, locale)) if t.role == "user" else t for t in history)
+    asked = tuple(
+        Turn(t.role, _searched_words(scope, t.content, locale)) if t.role == "user" else t for t in history
+    )
     text = search_query(message, asked)
     if text != message:  # a follow-up borrowed the previous question's words: spell them too
         text = docs_spelling(scope, locale, text)

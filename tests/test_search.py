@@ -535,8 +535,8 @@ def test_links_elsewhere_are_not_searched(example_corpus, public_scope):
     words no page uses. Not searched when the rest still asks something; a message that is
     mostly its link keeps it."""
     from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
-    from askdocs.edge_runtime.conversation import ChatRequest
-    from askdocs.edge_runtime.query import without_other_links
+    from askdocs.edge_runtime.conversation import ChatRequest, Turn
+    from askdocs.edge_runtime.query import make_query, without_other_links
 
     asked = "How many times are webhooks retried?"
     linked = f"I found https://github.com/acme/tallyfox/issues/1234 but it did not help. {asked}"
@@ -558,6 +558,11 @@ def test_links_elsewhere_are_not_searched(example_corpus, public_scope):
     alone = answer(docs, ChatRequest(asked, "en", (), None), AnswerSettings())
     reply = answer(docs, ChatRequest(linked, "en", (), None), AnswerSettings())
     assert reply.answered and reply.citations == alone.citations, (reply.citations, alone.citations)
+    # A follow-up borrows the earlier question without its link, as that question was searched.
+    follow_up = "and how long is the event kept after that?"
+    clean = make_query(ChatRequest(follow_up, "en", (Turn("user", asked),), None), public_scope)
+    after_link = make_query(ChatRequest(follow_up, "en", (Turn("user", linked),), None), public_scope)
+    assert clean.text != follow_up and after_link.text == clean.text, after_link.text
 
 
 def test_the_shipped_word_lists_match_wordfreq():
