@@ -627,6 +627,31 @@ def test_a_question_in_the_reader_s_words_gets_the_sentence_that_names_what_does
     assert "conint" not in rendered(compose(ask, [pool[0], other]))
 
 
+CONFIG_LOCATION = """## Config file location
+
+| Platform | Default path |
+|---|---|
+| Linux | `/etc/tallyfox/tallyfox.yaml` |
+| Windows | `C:\\ProgramData\\Tallyfox\\tallyfox.yaml` |
+
+Use `--config PATH` or the `TALLYFOX_CONFIG` variable to read a different config file. Validate a
+config file on Windows before restarting the service with `tallyfox config check`."""
+
+
+def test_a_question_asking_where_a_file_is_kept_is_answered_with_its_path():
+    """The sentences about the config file share more of the question's words ("config file",
+    "Windows") than the table row that holds the path; a question asking where it is kept is
+    answered by a unit that names a path, as one asking for an amount is by one with a number."""
+    section = evidence(
+        "/configuration/#config-file-location", "Configuration", "Config file location", CONFIG_LOCATION
+    )
+    text = rendered(compose(query("On Windows, where is the config file kept?"), [section]))
+    assert text.startswith("- Windows — Default path: `C:\\ProgramData"), text
+    # Asked how to check it, the sentence that says so leads.
+    text = rendered(compose(query("How do I check a config file on Windows before a restart?"), [section]))
+    assert text.startswith("Validate a"), text
+
+
 def test_a_question_is_cut_into_the_things_it_asks():
     assert asks(
         "I'm packaging my own theme. Which command compiles the catalogs, and which entry point group "
