@@ -647,6 +647,11 @@ def test_a_question_asking_where_a_file_is_kept_is_answered_with_its_path():
     )
     text = rendered(compose(query("On Windows, where is the config file kept?"), [section]))
     assert text.startswith("- Windows — Default path: `C:\\ProgramData"), text
+    # The path pattern reads a page's long runs of name characters in linear time.
+    started = time.perf_counter()
+    blob = evidence("/keys/", "Keys", "Keys", "The key is " + "a." * 20_000 + "\n\nKeep it in `keys.txt`.")
+    assert "keys.txt" in rendered(compose(query("Where is the key file kept?"), [blob]))
+    assert time.perf_counter() - started < 2
     # Asked how to check it, the sentence that says so leads.
     text = rendered(compose(query("How do I check a config file on Windows before a restart?"), [section]))
     assert text.startswith("Validate a"), text
