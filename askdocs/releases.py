@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import time
 from dataclasses import dataclass
@@ -137,10 +138,20 @@ def remember(pointer: str, release: str, public: Path, private: Path | None) -> 
     """Record the last release this replica verified and where its files are."""
     memo = _memo(pointer)
     memo.parent.mkdir(parents=True, exist_ok=True)
-    tmp = memo.with_suffix(".tmp")
     record = {"release": release, "public": str(public), "private": str(private) if private else None}
-    tmp.write_text(json.dumps({**record, "verified_at": time.time()}))
-    os.replace(tmp, memo)
+    _write_atomically(memo, json.dumps({**record, "verified_at": time.time()}))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """`path` holds `text` whole or not at all, whoever else writes it at the same moment:
+    replicas starting together on one cache each write their own temporary file (one shared
+    name let one replica rename the file another had just renamed, and its start failed)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def recall(pointer: str) -> dict | None:
@@ -188,9 +199,8 @@ def point_at(channel: Path, release: str) -> None:
     check_id(release)
     if not (channel / RELEASES / release / MANIFEST).is_file():
         raise ShardError(f"no release {release} in {channel}; `askdocs release list {channel}` shows them")
-    tmp = channel / (POINTER + ".tmp")
-    tmp.write_text(json.dumps({"format": POINTER_FORMAT, "release": release, "pointed_at": int(time.time())}))
-    os.replace(tmp, channel / POINTER)
+    pointer = {"format": POINTER_FORMAT, "release": release, "pointed_at": int(time.time())}
+    _write_atomically(channel / POINTER, json.dumps(pointer))
 
 
 def list_releases(channel: Path) -> tuple[list[str], str | None]:

@@ -167,7 +167,15 @@ class IndexHolder:
         public = materialize(release_source(channel_base(self.index), pointer.release))
         private = materialize(release_source(self.private, pointer.release)) if self.private else None
         corpus, embedder = load_corpus(str(public), str(private) if private else None, reuse=embedder)
-        remember(self.index, pointer.release, public, private)
+        try:
+            remember(self.index, pointer.release, public, private)
+        except OSError as exc:  # the memo only speeds a start when the origin is down: serve, say so
+            log.warning(
+                "could not record release %s in the cache (%s): a start with the origin down "
+                "will not find it",
+                pointer.release,
+                exc,
+            )
         self.channel.accept(pointer)
         return Live(corpus, embedder, "release:" + pointer.release, time.time(), pointer.release)
 

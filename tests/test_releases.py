@@ -125,3 +125,29 @@ def test_admin_routes_are_off_without_a_token(channel):
         assert httpx.post(server.url + "/admin/reload").status_code == 404
     finally:
         server.stop()
+
+
+def test_replicas_starting_together_each_record_their_release(tmp_path, monkeypatch):
+    """Replicas started at the same moment on one cache record the release they verified at
+    once: each through a temporary file of its own (one shared temporary name let one replica
+    rename the file another had just renamed, and that replica's start failed). Real processes,
+    as replicas are; the record is whole whatever the order."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ASKDOCS_HOME", str(tmp_path / "home"))
+    script = (
+        "import sys; from pathlib import Path; from askdocs import releases\n"
+        "for i in range(200):\n"
+        "    releases.remember('https://cdn.example/channel/', f'r{sys.argv[1]}', Path('/p'), None)\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(n)], stderr=subprocess.PIPE) for n in range(4)
+    ]
+    errors = [p.communicate(timeout=120)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+    record = releases.recall("https://cdn.example/channel/")
+    assert record is not None and record["release"] in {"r0", "r1", "r2", "r3"}
+    assert [p.name for p in (tmp_path / "home" / "releases").iterdir()] == [
+        releases._memo("https://cdn.example/channel/").name
+    ]
