@@ -81,8 +81,10 @@ _TITLE_WORDS = {
     "en": "welcome to documentation docs home introduction overview the s user guide manual reference",
     "es": "bienvenido bienvenida a documentación documentacion inicio introducción guía de la el",
 }
+# The subject starts with what is not a space: with a space allowed at both its start and the
+# runs of spaces around it, a page opening with a long run of spaces took cubic time.
 _FIRST_SENTENCE = re.compile(
-    r"^\s*(?:#[^\n]*\n+)?\s*(?P<subject>[^\n.:;!?]{1,80}?)\s+(?:is|are|es|son)\s", re.I
+    r"^\s*(?:#[^\n]*\n+\s*)?(?P<subject>[^\s.:;!?][^\n.:;!?]{0,79}?)\s+(?:is|are|es|son)\s", re.I
 )
 
 

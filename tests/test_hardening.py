@@ -106,9 +106,7 @@ def test_deep_json_is_a_400(client, path):
     )
     assert error["code"] == "too_deep"
     # Nesting hidden inside a string does not count.
-    fine = client.post(
-        "/api/feedback", json={"answer_id": "a_1", "vote": "up", "comment": "[" * 1000}
-    )
+    fine = client.post("/api/feedback", json={"answer_id": "a_1", "vote": "up", "comment": "[" * 1000})
     assert fine.status_code == 204
 
 
@@ -163,9 +161,7 @@ def limited_client(example_site, holder, peer: str, **overrides) -> TestClient:
 
 
 def test_a_forged_left_most_hop_does_not_buy_a_fresh_budget(example_site, holder):
-    limited = limited_client(
-        example_site, holder, "127.0.0.1", trusted_proxies=("127.0.0.1", "10.0.0.0/8")
-    )
+    limited = limited_client(example_site, holder, "127.0.0.1", trusted_proxies=("127.0.0.1", "10.0.0.0/8"))
     codes = [
         limited.get(
             "/api/fs/ls", headers={"X-Forwarded-For": f"198.51.100.{n}, 203.0.113.5, 10.1.2.3"}
@@ -343,7 +339,7 @@ def test_a_partial_body_gets_a_json_408(deadline_server):
     with connect(deadline_server) as sock:
         sock.sendall(
             b"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 100\r\n\r\n{\"message\": "
+            b'Content-Length: 100\r\n\r\n{"message": '
         )
         data, took = read_until_closed(sock, 8)
     assert_408(data)
@@ -359,9 +355,7 @@ def test_slow_clients_do_not_tie_up_the_server(deadline_server):
             if n % 2:
                 sock.sendall(b"GET /api/fs/ls HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             else:
-                sock.sendall(
-                    b"POST /api/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\n{"
-                )
+                sock.sendall(b"POST /api/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\n{")
             socks.append(sock)
         started = time.monotonic()
         response = httpx.get(deadline_server.url + "/api/search", params={"q": "install"}, timeout=10)
@@ -406,3 +400,48 @@ def test_grep_with_nested_repeats_is_a_quick_json_400(client):
         error = assert_json_error(client.get("/api/fs/grep", params={"pattern": pattern}), 400)
         assert error["code"] == "unsupported_pattern"
     assert time.monotonic() - started < 1
+
+
+# Runs of one character class, the shapes that make a pattern try every position of a run (or
+# split it many ways): dots, apostrophes, spaces, dashes, slashes, colons, backticks, brackets.
+PATHOLOGICAL = [
+    c * (4000 // len(c))
+    for c in (
+        ".",
+        "'",
+        " ",
+        "-",
+        "/",
+        ":",
+        "`",
+        "[",
+        "(",
+        "a.",
+        "a-",
+        "a ",
+        "a'",
+        "a_",
+        "aA",
+        "1.",
+        "a/",
+        "\t",
+    )
+]
+
+
+@pytest.mark.parametrize("message", PATHOLOGICAL, ids=lambda m: repr(m[:2]))
+def test_no_message_makes_reading_the_question_slow(public_scope, message):
+    """Reading a question (its exact tokens, whether it leans on the one before, pasted code,
+    links, small talk, typos) stays linear in the message, the largest one allowed, as the
+    message and as the earlier question a follow-up borrows: a dotted-name pattern tried from
+    every position of "...." took 0.3 s per 4,000 characters, and a pattern that let an
+    apostrophe be both a word and a separator held a worker for minutes on 1,000 of them."""
+    from askdocs.edge_runtime.conversation import ChatRequest, Turn
+    from askdocs.edge_runtime.query import make_query
+
+    earlier = (Turn("user", "How do I install it?"), Turn("assistant", "Run the installer."))
+    started = time.perf_counter()
+    make_query(ChatRequest(message, "en", earlier, None), public_scope)
+    history = (Turn("user", message), Turn("assistant", message))
+    make_query(ChatRequest("and on Windows too?", "en", history, None), public_scope)
+    assert time.perf_counter() - started < 1.0
