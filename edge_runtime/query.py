@@ -770,9 +770,9 @@ def make_query(
     message = docs_spelling(scope, locale, _searched_words(scope, request.message, locale))
     typos = {} if foreign else docs_typos(scope, locale, message)
     message = respell(message, typos)
-    asked = tuple(
-        Turn(t.role, _searched_words(scope, t.content, locale)) if t.role == "user" else t for t in history
-    )
+    # Only the reader's last question can be borrowed (`search_query`): only it is read.
+    previous = next((t for t in reversed(history) if t.role == "user"), None)
+    asked = (Turn("user", _searched_words(scope, previous.content, locale)),) if previous else ()
     text = search_query(message, asked)
     if text != message:  # a follow-up borrowed the previous question's words: spell them too
         text = docs_spelling(scope, locale, text)
