@@ -217,7 +217,8 @@ TRACKING_PARAMS = re.compile(
 )
 LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _WS = re.compile(r"[ \t\r\f\v\u00a0]+")
-_SOURCE_BREAK = re.compile(r"[ \t]*\n\s*")  # inline code wrapped in the source: one space
+# Inline code wrapped in the source: one space (a run of blanks tried from its start only).
+_SOURCE_BREAK = re.compile(r"(?<![ \t])[ \t]*\n\s*")
 # Sphinx renders reST's default role (`trim_blocks`, written as code by most authors) as <cite>:
 # one word, or words with an option, a path or an assignment ("borg check --repair"), read as
 # code; a title ("The Art of Computer Programming", "Broken pipe") stays prose.

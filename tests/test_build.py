@@ -230,6 +230,43 @@ def _suggestions(site: Path) -> dict[str, dict]:
     }
 
 
+def test_restricted_pages_leave_padded_sitemaps_and_feeds_in_linear_time(tmp_path):
+    """A sitemap or feed padded with a long whitespace run: each entry takes the blanks before it
+    when it is removed, and the run is tried from its start (from every position of it, 64,000
+    blanks took 5 s per file)."""
+    import logging
+    import time
+
+    from askdocs.plugin.privacy import protect
+
+    site = tmp_path / "site"
+    (site / "feeds").mkdir(parents=True)
+    pad = " \t" * 50_000
+    (site / "sitemap.xml").write_text(
+        "<urlset>" + pad + "<url><loc>https://docs.example/guide/</loc></url>"
+        "\n  <url><loc>https://docs.example/internal/</loc></url>" + pad + "</urlset>"
+    )
+    (site / "feeds" / "all.atom.xml").write_text(
+        "<feed>" + pad + '<entry><link href="https://docs.example/internal/"/></entry>'
+        '\n<entry><link href="https://docs.example/guide/"/></entry>' + pad + "</feed>"
+    )
+    started = time.perf_counter()
+    protect(
+        site_dir=site,
+        site_url="https://docs.example/",
+        restricted=[("/internal/", None)],
+        private_dir=tmp_path / "private",
+        keep_html=True,
+        log=logging.getLogger("test"),
+    )
+    assert time.perf_counter() - started < 2.0
+    sitemap = (site / "sitemap.xml").read_text()
+    feed = (site / "feeds" / "all.atom.xml").read_text()
+    assert "/internal/" not in sitemap and "/guide/" in sitemap
+    assert sitemap.startswith("<urlset>" + pad + "<url>") and "</url>" + pad + "</urlset>" in sitemap
+    assert "/internal/" not in feed and "/guide/" in feed
+
+
 def test_suggested_questions_keep_restricted_faq_out_and_can_be_configured(tmp_path, model_info):
     result = _faq_site(tmp_path / "faq", {})
     assert result.returncode == 0, result.stderr

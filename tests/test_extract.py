@@ -916,3 +916,15 @@ def test_a_back_of_book_index_is_a_listing():
     )
     page = extract(f"<html><body><main><h1>Scheduler</h1>{prose}</main></body></html>", "/scheduler.html")
     assert not link_index(page)
+
+
+def test_a_long_blank_run_in_inline_code_is_read_in_linear_time():
+    """Inline code wrapped in the source reads as one space; a run of blanks was tried from every
+    position of it (64,000 tabs: 5 s, quadratic), now from its start."""
+    import time
+
+    html = "<main><h1>Tabs</h1><p>Run <code>a" + "\t" * 100_000 + "b\n  c</code> now.</p></main>"
+    started = time.perf_counter()
+    page = extract(html, "/tabs/")
+    assert time.perf_counter() - started < 2.0
+    assert "b c`" in page.content
