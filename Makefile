@@ -22,6 +22,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/build_bench.py
 	$(VENV)/bin/python benchmarks/search_bench.py
 	$(VENV)/bin/python benchmarks/rerank_bench.py
+	$(VENV)/bin/python benchmarks/relevance_bench.py
 	$(VENV)/bin/python benchmarks/chat_bench.py
 	$(VENV)/bin/python benchmarks/scale_bench.py
 	$(VENV)/bin/python benchmarks/build_scale_bench.py

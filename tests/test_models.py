@@ -131,3 +131,32 @@ def test_auto_model_choice():
     }
     assert models.choose_models("auto", {"de"}) == {"de": models.MULTILINGUAL_MODEL}
     assert models.choose_models("my/model", {"es", "en"}) == {"en": "my/model", "es": "my/model"}
+
+
+def test_a_passage_ranked_on_the_fly_scores_as_its_stored_vector_whatever_its_company(
+    model_info, monkeypatch
+):
+    """`similarity` (an answer's sentences against the question) embeds each passage on its own:
+    its cosine is the one its stored vector would give, the same alone or beside any others (in
+    padded batches it moved by up to 0.05 with its batch-mates), and the vectors it keeps are
+    bounded."""
+    from askdocs import embedder as module
+
+    embedder = Embedder(model_info)
+    query = embedder.embed_queries(["how do I rotate the API token?"])[0]
+    target = "Rotate the token with `tallyfox token rotate`; the old one stops working at once."
+    others = [
+        "A very long sentence about backups, retention windows and the storage quotas of every plan " * 3,
+        "Short.",
+        "| Plan | Seats |\n| Team | 10 |",
+    ]
+    stored = float(embedder.embed_passages([target])[0] @ query)
+    alone = embedder.similarity(query, [target])[0]
+    among = embedder.similarity(query, [*others, target, *others])[len(others)]
+    assert alone == pytest.approx(stored, abs=1e-6) and among == pytest.approx(stored, abs=1e-6)
+    assert embedder.similarity(query, []).shape == (0,)
+
+    monkeypatch.setattr(module, "PASSAGE_CACHE", 3)
+    fresh = Embedder(model_info)
+    fresh.similarity(query, [f"sentence number {i}" for i in range(10)])
+    assert len(fresh._passages) == 3
