@@ -30,7 +30,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _benchlib import (  # noqa: E402
-    CORPORA,
     Report,
     Ticker,
     progress,
@@ -44,20 +43,14 @@ from askdocs.embedder import Embedder  # noqa: E402
 from askdocs.models import DEFAULT_MODEL, locate  # noqa: E402
 
 UNITS, CHARS, BATCH = 60, 200, 32
-_CODE = re.compile(r"```.*?```", re.S)
-_MARKUP = re.compile(r"<!--.*?-->|[#>*_`|]+|\{[^}]*\}|\[([^\]]*)\]\([^)]*\)", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def sentences() -> list[str]:
-    files = sorted((CORPORA / "httpx" / "docs").rglob("*.md")) + sorted(
-        (CORPORA / "fastapi" / "en").rglob("*.md")
-    )
-    out = []
-    for file in files:
-        text = _MARKUP.sub(lambda m: m.group(1) or " ", _CODE.sub(" ", file.read_text(encoding="utf-8")))
-        out += [s.strip()[:CHARS] for s in _SENTENCE.split(re.sub(r"\s+", " ", text)) if len(s.strip()) > 20]
-    return out
+    """The prose sentences of the httpx and FastAPI corpora, cut at the composer's length."""
+    from embed_bench import corpus_text
+
+    return [s.strip()[:CHARS] for s in _SENTENCE.split(corpus_text("en")) if len(s.strip()) > 20]
 
 
 def batched(embedder: Embedder, query: np.ndarray, texts: list[str]) -> np.ndarray:
