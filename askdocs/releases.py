@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
 import time
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ import httpx
 
 from askdocs.errors import ShardError
 from askdocs.models import askdocs_home
-from askdocs.remote import is_url
+from askdocs.remote import is_url, write_atomically
 from askdocs.shards import MANIFEST, read_manifest
 
 POINTER = "current.json"
@@ -139,19 +138,7 @@ def remember(pointer: str, release: str, public: Path, private: Path | None) -> 
     memo = _memo(pointer)
     memo.parent.mkdir(parents=True, exist_ok=True)
     record = {"release": release, "public": str(public), "private": str(private) if private else None}
-    _write_atomically(memo, json.dumps({**record, "verified_at": time.time()}))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """`path` holds `text` whole or not at all, whoever else writes it at the same moment:
-    replicas starting together on one cache each write their own temporary file (one shared
-    name let one replica rename the file another had just renamed, and its start failed)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomically(memo, json.dumps({**record, "verified_at": time.time()}).encode())
 
 
 def recall(pointer: str) -> dict | None:
@@ -200,7 +187,7 @@ def point_at(channel: Path, release: str) -> None:
     if not (channel / RELEASES / release / MANIFEST).is_file():
         raise ShardError(f"no release {release} in {channel}; `askdocs release list {channel}` shows them")
     pointer = {"format": POINTER_FORMAT, "release": release, "pointed_at": int(time.time())}
-    _write_atomically(channel / POINTER, json.dumps(pointer))
+    write_atomically(channel / POINTER, json.dumps(pointer).encode())
 
 
 def list_releases(channel: Path) -> tuple[list[str], str | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 from pathlib import Path
 
 import httpx
@@ -69,13 +70,22 @@ def materialize(source: str, *, timeout: float = 60.0) -> Path:
                     "(stale CDN cache or a partial upload); refusing to load it"
                 )
             local.parent.mkdir(parents=True, exist_ok=True)
-            tmp = local.with_name(local.name + ".tmp")
-            tmp.write_bytes(response.content)
-            os.replace(tmp, local)
-    tmp = target / (MANIFEST + ".tmp")
-    tmp.write_bytes(raw_manifest)
-    os.replace(tmp, target / MANIFEST)
+            write_atomically(local, response.content)
+    write_atomically(target / MANIFEST, raw_manifest)
     return target
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """`path` holds `data` whole or not at all, whoever else writes it at the same moment:
+    replicas starting together on one cache (`ASKDOCS_HOME`) each write a temporary file of
+    their own (one shared name let one replica rename the file another had just renamed, and
+    its start failed)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _sha_file(path: Path) -> str:

@@ -151,3 +151,38 @@ def test_replicas_starting_together_each_record_their_release(tmp_path, monkeypa
     assert [p.name for p in (tmp_path / "home" / "releases").iterdir()] == [
         releases._memo("https://cdn.example/channel/").name
     ]
+
+
+def test_replicas_starting_together_mirror_one_release_into_one_cache(channel, tmp_path, monkeypatch):
+    """Replicas sharing one cache mirror the same release from the origin at the same moment:
+    every shard and the manifest are written through a temporary file of the writer's own (one
+    shared temporary name let one replica rename the manifest another had just renamed). Real
+    processes, as replicas are; the mirrored set is whole and verifies."""
+    import subprocess
+    import sys
+
+    from askdocs.remote import cache_folder
+    from askdocs.shards import load_shards
+
+    handler = functools.partial(_Quiet, directory=str(channel))
+    httpd = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    source = releases.release_source(f"http://127.0.0.1:{httpd.server_address[1]}/", "r1")
+    monkeypatch.setenv("ASKDOCS_HOME", str(tmp_path / "home"))
+    script = (
+        "import sys; from askdocs.remote import materialize\n"
+        "for i in range(30):\n"
+        "    materialize(sys.argv[1])\n"
+    )
+    try:
+        procs = [
+            subprocess.Popen([sys.executable, "-c", script, source], stderr=subprocess.PIPE) for _ in range(4)
+        ]
+        errors = [p.communicate(timeout=300)[1].decode() for p in procs]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+    mirrored = cache_folder(source)
+    assert not [p.name for p in mirrored.rglob("*") if p.name.endswith(".tmp")]
+    assert load_shards(mirrored).manifest.files
