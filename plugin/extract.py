@@ -419,7 +419,7 @@ class _Walker:
         for junk in node.css(".headerlink, time"):
             junk.decompose()
         text = heading_text(node)
-        if text:
+        if any(c.isalnum() for c in text):  # not ")" or "}", what a broken build leaves as headings
             self._level = level
             self.blocks.append(Block("heading", text, level=level, anchor=anchor or ""))
             if self._pending_date:
@@ -1140,6 +1140,22 @@ def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
     return _named_title(tree)
 
 
+_PAGE_SUFFIX = re.compile(r"\.(?:html?|php|aspx?)$", re.I)
+
+
+def path_title(url: str) -> str:
+    """The name of a page that has no title of its own, from its address: its file's words
+    ("/usage/the_basics.html" -> "The basics"), its folder's for an index page; the address
+    itself when it holds no word (the site's root)."""
+    parts = [p for p in url.split("#")[0].split("?")[0].split("/") if p]
+    while parts and _PAGE_SUFFIX.sub("", parts[-1]).lower() == "index":
+        parts.pop()
+    words = " ".join(re.sub(r"[_\-.+~]+", " ", _PAGE_SUFFIX.sub("", parts[-1])).split()) if parts else ""
+    if not any(c.isalpha() for c in words):
+        return url
+    return words[:1].upper() + words[1:]
+
+
 def _named_title(tree: LexborHTMLParser) -> str:
     """The title the page's head gives (og:title, else <title> without the site's name)."""
     og = _meta(tree, "og:title")
@@ -1295,6 +1311,8 @@ def extract(
     )
     if texinfo and not meta.get("title") and (named := _MANUAL_SUFFIX.match(title)):
         title = named.group(2) if named.group(1) == "Top" else named.group(1)
+    if not any(c.isalnum() for c in title):
+        title = ""  # ")" or "}": what a broken build left in <title>, not a name
     blocks: list[Block] = []
     links: list[str] = []
     if main is not None:
@@ -1342,7 +1360,7 @@ def extract(
     kind = meta.get("kind") or (_meta(tree, "askdocs:kind") or "page")
     return ExtractedPage(
         url=canonical,
-        title=title or canonical,
+        title=title or path_title(canonical),
         locale=locale,
         groups=sorted(set(groups)),
         exclude=exclude,

@@ -488,7 +488,17 @@ def test_sphinx_headings_take_their_sections_anchor():
     assert "¶" not in page.content and "Basics](" not in page.content
     untitled = "<html><head><title>&lt;no title&gt; &#8212; Celery documentation</title></head>"
     untitled += "<body><div role='main'><p>See the contributing guide.</p></div></body></html>"
-    assert extract(untitled, "/contributing.html").title == "/contributing.html"
+    assert extract(untitled, "/contributing.html").title == "Contributing"
+    # A broken build's title (Markdown read as reStructuredText: "<title>) — Black</title>", no
+    # h1) names nothing: the page is named after its file, its folder for an index page.
+    broken = untitled.replace("&lt;no title&gt;", ")")
+    assert extract(broken, "/usage_and_configuration/the_basics.html").title == "The basics"
+    assert extract(broken, "/usage_and_configuration/index.html").title == "Usage and configuration"
+    assert extract(broken, "/index.html").title == "/index.html"
+    # Nor is a heading that holds no word: its text stays with the section before it.
+    stray = extract(broken.replace("<p>See", "<h2>Usage</h2><p>Run it.</p><h2>)</h2><p>See"), "/guide.html")
+    assert stray.title == "Guide" and [h.text for h in stray.headings] == ["Usage"]
+    assert stray.content.strip().endswith("Run it.\n\nSee the contributing guide.")
 
 
 def test_docutils_asides_and_hidden_tab_panels_are_content():
