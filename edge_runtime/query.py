@@ -292,6 +292,30 @@ def identifier_tokens(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# A plain word the identifier pattern reads as a name ("FastAPI", "cmd2", "OpenAPI") that a fifth
+# or more of the reader's docs hold is the product's name or the docs' subject, not a name that
+# points anywhere: matched verbatim it ranked the first chunks of the site first (every candidate
+# held it; ties kept document order) and made a composer lead with any sentence naming the product.
+COMMON_IDENTIFIER = 0.2
+_PLAIN_NAME = re.compile(r"[a-z0-9]+")
+
+
+def telling_identifiers(scope, locale: str, tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """`tokens` without the plain words held by `COMMON_IDENTIFIER` of the visible chunks or
+    more. Flags, dotted names, env vars and codes always stay: their pieces may be common words
+    ("--no-service"), the whole is not."""
+    plain: dict[str, str] = {}
+    for token in tokens:
+        if _PLAIN_NAME.fullmatch(token) and len(terms := lexical.stem_terms(locale, token)) == 1:
+            plain[token] = next(iter(terms))
+    if not plain:
+        return tokens
+    counts, total = scope.document_frequencies(locale, set(plain.values()))
+    if not total:
+        return tokens
+    return tuple(t for t in tokens if t not in plain or counts.get(plain[t], 0) < COMMON_IDENTIFIER * total)
+
+
 def _flag_asked(text: str, end: int) -> bool:
     """Whether a one-letter flag is what is asked about ("what does set -e do?", "-x and -v"), not
     the switch before the name that is ("shopt -s globstar": globstar is asked about)."""
@@ -785,7 +809,7 @@ def make_query(
         terms=frozenset(lexical.stem_terms(locale, text)),
         key_terms=keys,
         focus=key_terms(locale, message) if text != message else frozenset(),
-        identifiers=identifier_tokens(text),
+        identifiers=telling_identifiers(scope, locale, identifier_tokens(text)),
         temporal=about_history(text),
         history=history,
         escalation=escalation_reason(request.message, history),

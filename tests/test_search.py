@@ -7,10 +7,10 @@ import time
 
 import pytest
 from askdocs.edge_runtime.corpus import ChunkRef
-from askdocs.edge_runtime.query import identifier_tokens, search_query_for
+from askdocs.edge_runtime.query import identifier_tokens, search_query_for, telling_identifiers
 from askdocs.edge_runtime.rerank import Reranker
 from askdocs.edge_runtime.results import result_json
-from askdocs.edge_runtime.search import DEFAULT_WEIGHTS, RankWeights, hybrid_search
+from askdocs.edge_runtime.search import ANSWER_WEIGHTS, DEFAULT_WEIGHTS, RankWeights, hybrid_search
 
 from askdocs import lexical
 
@@ -45,6 +45,20 @@ def test_exact_identifiers_win(example_corpus, public_scope):
     assert top["page_url"] == "/errors/"
     assert top["url"] == "/errors/#tfx-1042"  # the sub-section holding the code
     assert identifier_tokens("use --max-batch with TALLYFOX_DATA_DIR") == ("--max-batch", "tallyfox_data_dir")
+
+
+def test_the_products_own_name_is_not_an_exact_token(example_corpus, public_scope):
+    """Readers write "TallyFox" (the identifier pattern reads a name in it, as in "FastAPI" or
+    "cmd2"), and most of the docs' chunks say it: matched verbatim, every candidate held it, ties
+    kept the site's order, and its first chunks ranked first."""
+    corpus, embedder = example_corpus
+    query = search_query_for("How many times does TallyFox retry a failed webhook?", "en", public_scope)
+    assert query.identifiers == ()
+    fused = hybrid_search(public_scope, embedder, query, 5, ANSWER_WEIGHTS)
+    assert pages(corpus, fused)[0] == "/guides/webhooks/"
+    # Names whose pieces are common words stay names; a rare plain word too.
+    tokens = ("tallyfox", "tfx-1042", "--no-service", "tallyfox_data_dir", "iphone")
+    assert telling_identifiers(public_scope, "en", tokens) == tokens[1:]
 
 
 def test_locale_first_and_marked_fallback(example_corpus, public_scope):
