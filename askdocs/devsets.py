@@ -70,10 +70,14 @@ FRESH = (
     DevSet("borg", "borg", ("fresh/borg.jsonl",), "fresh"),
     DevSet("knot-resolver", "knot-resolver", ("fresh/knot-resolver.jsonl",), "fresh"),
 )
-# A small site (vdirsyncer: 29 pages, Sphinx) asked the way a new user would, questions written
-# by an askdocs developer before askdocs had ever been run on that site (evals/newuser/README.md).
-# Only measured, never tuned on.
-NEW_USER = (DevSet("vdirsyncer", "vdirsyncer", ("newuser/vdirsyncer.jsonl",), "new-user"),)
+# Small sites asked the way a new user would, questions written by an askdocs developer before
+# askdocs had ever been run on that site (evals/newuser/README.md): vdirsyncer (29 pages, Sphinx),
+# then (stop 38) Debian's rendered -doc packages of cmd2, Black, Cookiecutter and doit. Only
+# measured, never tuned on.
+NEW_USER = tuple(
+    DevSet(name, name, (f"newuser/{name}.jsonl",), "new-user")
+    for name in ("vdirsyncer", "cmd2", "black", "cookiecutter", "doit")
+)
 # Follow-ups (stop 35): 16 written by an askdocs developer on six held-out, fresh and new-user
 # sites before anything was run on them, to measure which follow-ups borrow the previous
 # question (`conversation.leans_on_previous`, written while reading the 49 follow-ups of the

@@ -9,7 +9,8 @@
 #   heldout/starlette heldout/flask heldout/click heldout/marshmallow (or `heldout`), and the
 #   fresh held-out sets fresh/drf fresh/borg fresh/knot-resolver (or `fresh`: Debian's
 #   rendered -doc packages, fetched by scripts/fetch_fresh.sh), and the new-user set
-#   newuser/vdirsyncer (or `newuser`; fetched the same way), and the follow-ups written blind on six
+#   new-user sets newuser/vdirsyncer, newuser/cmd2, newuser/black, newuser/cookiecutter and
+#   newuser/doit (or `newuser`; fetched the same way), and the follow-ups written blind on six
 #   of those sites (`followups`).
 #   Flask, Click and Marshmallow are Sphinx sites: each is built in its own virtualenv
 #   under .artifacts/ with the versions its evals/corpora/NAME/BUILD.md pins.
@@ -26,7 +27,7 @@ for arg in "$@"; do
     tuning) SETS+=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b) ;;
     heldout) SETS+=(heldout/starlette heldout/flask heldout/click heldout/marshmallow) ;;
     fresh) SETS+=(fresh/drf fresh/borg fresh/knot-resolver) ;;
-    newuser) SETS+=(newuser/vdirsyncer) ;;
+    newuser) SETS+=(newuser/vdirsyncer newuser/cmd2 newuser/black newuser/cookiecutter newuser/doit) ;;
     followups) SETS+=(followups/borg followups/drf followups/knot-resolver followups/vdirsyncer followups/click followups/flask) ;;
     *) SETS+=("$arg") ;;
   esac
@@ -71,7 +72,7 @@ build() {
       sphinx_site marshmallow sphinx==8.2.3 alabaster==1.0.0 docutils==0.21.2 Pygments==2.21.0 Jinja2==3.1.6 \
         autodocsumm==0.2.15 sphinx-issues==6.0.0 marshmallow==4.4.0
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
-    drf|borg|knot-resolver|vdirsyncer)  # already rendered: Debian's -doc packages
+    drf|borg|knot-resolver|vdirsyncer|cmd2|black|cookiecutter|doit)  # already rendered: Debian's -doc packages
       OUT="$OUT" scripts/fetch_fresh.sh "$corpus"
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
     site_example)

@@ -5,7 +5,8 @@
 #   scripts/fetch_fresh.sh [NAME...|generators]
 #   names: drf borg knot-resolver (the default: the fresh question sets' sites), and the
 #   `generators` sites, which benchmarks/generators_bench.py reads: celery dask vdirsyncer
-#   diffutils lmdb asciidoctor (only vdirsyncer has questions: evals/newuser/)
+#   diffutils lmdb asciidoctor (of those only vdirsyncer has questions: evals/newuser/), and the
+#   other new-user sites: cmd2 black cookiecutter doit (`newuser` fetches all five)
 # Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
 # .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
 # JS/CSS/fonts shared from other Debian packages) are dropped.
@@ -24,12 +25,20 @@ vdirsyncer     vdirsyncer-doc=0.19.0-1                          usr/share/doc/vd
 diffutils      diffutils-doc=1:3.8-4                            usr/share/doc/diffutils
 lmdb           lmdb-doc=0.9.24-1                                usr/share/doc/lmdb-doc/html
 asciidoctor    asciidoctor-doc=2.0.18-2                         usr/share/doc/asciidoctor-doc/html
+cmd2           python-cmd2-doc=2.4.2+ds-3                       usr/share/doc/python-cmd2-doc/html
+black          python-black-doc=23.1.0-1                        usr/share/doc/python-black-doc/html
+cookiecutter   python-cookiecutter-doc=1.7.3-3                  usr/share/doc/python-cookiecutter-doc/html
+doit           python-doit-doc=0.31.1-3.3                       usr/share/doc/python-doit-doc/html
 "
 GENERATORS=(celery dask vdirsyncer diffutils lmdb asciidoctor)
 
 NAMES=()
 for arg in "$@"; do
-  if [ "$arg" = generators ]; then NAMES+=("${GENERATORS[@]}"); else NAMES+=("$arg"); fi
+  case "$arg" in
+    generators) NAMES+=("${GENERATORS[@]}") ;;
+    newuser) NAMES+=(vdirsyncer cmd2 black cookiecutter doit) ;;
+    *) NAMES+=("$arg") ;;
+  esac
 done
 [ ${#NAMES[@]} -gt 0 ] || NAMES=(drf borg knot-resolver)
 

@@ -22,7 +22,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--held-out", action="store_true", help="also measure the held-out sets")
     parser.add_argument("--fresh", action="store_true", help="also measure the fresh held-out sets")
-    parser.add_argument("--new-user", action="store_true", help="also measure the new-user set (vdirsyncer)")
+    parser.add_argument("--new-user", action="store_true", help="also measure the new-user sets")
     parser.add_argument("--follow-ups", action="store_true", help="also measure the follow-ups written blind")
     parser.add_argument("--json", help="write the tables and per-question details here")
     args = parser.parse_args()
