@@ -109,6 +109,20 @@ _PATH = re.compile(r"(?<![\w.~-])[\w.~-]*[/\\][\w.-]+|\b[A-Z]:\\|`[^`\s]*\.[a-z]
 # that names a version, in its text or in its section's heading (release notes: "## 0.28.0"
 # then "* Added zstd decoding").
 _VERSION = re.compile(r"\bv?\d+\.\d+")
+# A question that asks which named thing does it ("Which environment variable points it at a
+# config file?", "what option avoids that?", "¿qué parámetro…?") is answered by a unit that names
+# one: a code span, a flag, an UPPER_CASE or snake_case name, a call.
+_ASKS_NAME = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+){0,2}?(?:environment\s+variable|env\s+var|option|flag|switch|setting|"
+    r"parameter|argument|keyword|command|subcommand|hook|key|attribute|method|function|class|exception|"
+    r"header|field|decorator|filter|extra|module|package|config(?:uration)?\s+(?:key|name|value))s?\b|"
+    r"\b(?:qu[eé]|cu[aá]l(?:es)?)\s+(?:\w+\s+){0,2}?(?:variable\s+de\s+entorno|opci[oó]n|par[aá]metro|"
+    r"argumento|comando|clase|funci[oó]n|excepci[oó]n|encabezado|cabecera|atributo|m[eé]todo)(?:es|s)?\b",
+    re.I,
+)
+_NAMED = re.compile(
+    r"`[^`\n]{2,80}`|(?<![\w-])--?[A-Za-z][\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z]+_[a-z0-9_]+\b|\b\w+\.\w+\("
+)
 # A question that asks two things ("which plan … and what does a seat cost?").
 _TWO_ASKS = re.compile(r"\b(and|also|both|plus|as well as|y|también|además|ambos)\b|[,;]", re.I)
 MAX_POOL = 8  # evidence sections considered
@@ -369,6 +383,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     how_to = procedural(query.message)
     follow_up = query.text != query.message  # it borrowed the previous question's words
     quantity = bool(_QUANTITY.search(query.message))
+    named_asked = bool(_ASKS_NAME.search(query.message)) and not quantity
     where = bool(_WHERE.search(query.message)) and len(asks(query.message)) < 2
     version = query.asks_version
     dense = None
@@ -440,6 +455,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         elif where and not _PATH.search(unit.text):
             score *= QUANTITY_PENALTY  # a place is asked: a unit that names no path does not answer
+        elif named_asked and not _NAMED.search(unit.text):
+            score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
         if contrary[unit.evidence]:
             score *= OPPOSITE_WEIGHT
         if _contrary(opposite, terms):

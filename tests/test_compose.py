@@ -657,6 +657,28 @@ def test_a_question_asking_where_a_file_is_kept_is_answered_with_its_path():
     assert text.startswith("Validate a"), text
 
 
+USER_SETTINGS = """Frobnik reads your personal settings from a settings file in your home directory.
+If the environment variable is not set, the default settings file path is tried before falling back
+to the built-in values.
+
+A different settings file can be given on the command line with `--settings-file`, or through
+the `FROBNIK_SETTINGS` environment variable."""
+
+
+def test_a_question_asking_which_name_does_it_is_answered_by_a_unit_that_names_one():
+    """ "Which environment variable …" shares its words with the sentence that merely mentions "the
+    environment variable"; the answer is the unit that names one, as an amount is answered by a
+    number and a place by a path."""
+    section = evidence("/settings/", "Settings", "Settings file", USER_SETTINGS)
+    asked = query("Which environment variable points frobnik at a custom settings file?")
+    text = rendered(compose(asked, [section]))
+    assert text.startswith("A different settings file"), text
+    assert "FROBNIK_SETTINGS" in text.split("\n\n")[0]
+    # Not asked for a name, the sentence the question's words point at still leads.
+    text = rendered(compose(query("What happens if the environment variable is not set?"), [section]))
+    assert text.startswith("If the environment variable is not set"), text
+
+
 def test_a_question_is_cut_into_the_things_it_asks():
     assert asks(
         "I'm packaging my own theme. Which command compiles the catalogs, and which entry point group "
