@@ -111,7 +111,8 @@ _PATH = re.compile(r"(?<![\w.~-])[\w.~-]*[/\\][\w.-]+|\b[A-Z]:\\|`[^`\s]*\.[a-z]
 _VERSION = re.compile(r"\bv?\d+\.\d+")
 # A question that asks which named thing does it ("Which environment variable points it at a
 # config file?", "what option avoids that?", "¿qué parámetro…?") is answered by a unit that names
-# one: a code span, a flag, an UPPER_CASE or snake_case name, a call.
+# one: a code span, a flag, an UPPER_CASE or snake_case name, a call; in its text or in its
+# section's heading (an option list's "-c, --checkout" then "branch, tag or commit to checkout").
 _ASKS_NAME = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+){0,2}?(?:environment\s+variable|env\s+var|option|flag|switch|setting|"
     r"parameter|argument|keyword|command|subcommand|hook|key|attribute|method|function|class|exception|"
@@ -455,7 +456,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         elif where and not _PATH.search(unit.text):
             score *= QUANTITY_PENALTY  # a place is asked: a unit that names no path does not answer
-        elif named_asked and not _NAMED.search(unit.text):
+        elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
         if contrary[unit.evidence]:
             score *= OPPOSITE_WEIGHT
