@@ -20,7 +20,7 @@ import json
 
 import numpy as np
 from askdocs.edge_runtime.answer import AnswerSettings, Docs, prepare
-from askdocs.edge_runtime.evidence import CONFIDENCE, features
+from askdocs.edge_runtime.evidence import CONFIDENCE, DENSE_Z_CENTRE, features
 
 from askdocs import devsets
 from askdocs.evaluation import _Searcher
@@ -65,12 +65,36 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 6000) -> tupl
     return w, b
 
 
+def length_slope(rows) -> float:
+    """How much the best cosine's z falls per key term among answerable questions only
+    (`evidence.DENSE_Z_PER_TERM`): a property of the model's cosines, not of which questions a
+    set answers."""
+    answerable = [r for r in rows if r[1].answerable]
+    terms = np.array([r[2]["key_terms"] for r in answerable])
+    z = np.array([r[2]["dense_z_raw"] * 4.0 for r in answerable])
+    return float(np.polyfit(terms, z, 1)[0])
+
+
+def matrix(rows, names: list[str], slope: float) -> np.ndarray:
+    """The signals, `dense_z` read with the length slope given (not the shipped constant)."""
+
+    def signal(signals: dict, name: str) -> float:
+        if name != "dense_z":
+            return signals[name]
+        raw = signals["dense_z_raw"] * 4.0
+        return (raw - slope * (signals["key_terms"] - DENSE_Z_CENTRE)) / 4.0 if raw else 0.0
+
+    return np.array([[signal(r[2], n) for n in names] for r in rows])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--features", default=",".join(NAMES), help="signals to fit (default: the model's)")
     names = parser.parse_args().features.split(",")
     rows = collect()
-    x = np.array([[r[2][n] for n in names] for r in rows])
+    slope = length_slope(rows)
+    print(f"DENSE_Z_PER_TERM = {slope:.3f}  (the best cosine's z per key term, answerable questions)")
+    x = matrix(rows, names, slope)
     y = np.array([r[3] for r in rows], dtype=float)
     w, b = fit(x, y)
     weights = {n: round(float(v), 3) for n, v in zip(names, w, strict=True)}
@@ -80,8 +104,11 @@ def main() -> None:
     corpora = np.array([r[0] for r in rows])
     held_out = np.zeros(len(rows))
     for corpus in sorted(set(corpora)):
-        w_c, b_c = fit(x[corpora != corpus], y[corpora != corpus])
-        held_out[corpora == corpus] = 1 / (1 + np.exp(-(x[corpora == corpus] @ w_c + b_c)))
+        # The slope too is measured on the other corpora only.
+        mine = corpora == corpus
+        x_c = matrix(rows, names, length_slope([r for r, m in zip(rows, mine, strict=True) if not m]))
+        w_c, b_c = fit(x_c[~mine], y[~mine])
+        held_out[mine] = 1 / (1 + np.exp(-(x_c[mine] @ w_c + b_c)))
     print(
         f"\nleave-one-corpus-out\n{'threshold':>9} {'answered(answerable)':>21} {'answered&found':>15} "
         f"{'refused(unanswerable)':>22}"
@@ -98,7 +125,12 @@ def main() -> None:
         np.arange(0.2, 0.8, 0.01),
         key=lambda t: min((held_out[answerable] >= t).mean(), (held_out[~answerable] < t).mean()),
     )
-    print(f"\nAUC answerable vs unanswerable {auc:.3f}; balanced threshold {best:.2f}, per corpus:")
+    answered = (held_out[answerable] >= best).mean()
+    refused = (held_out[~answerable] < best).mean()
+    print(
+        f"\nAUC answerable vs unanswerable {auc:.3f}; balanced threshold {best:.2f}: answered "
+        f"{answered:.3f}, refused {refused:.3f}; per corpus:"
+    )
     for corpus in sorted(set(corpora)):
         mine = corpora == corpus
         print(

@@ -7,9 +7,11 @@ import re
 import time
 from dataclasses import replace
 
+import pytest
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import (
+    DENSE_Z_PER_TERM,
     MAX_SECTION_CHARS,
     Evidence,
     _defining,
@@ -271,6 +273,25 @@ def test_words_the_docs_only_say_apart_lower_confidence():
     apart, signals = assess(outcome_for(ask, pool, 0.5), pool, ask, support=0.0)
     assert signals["support"] == 0.0
     assert apart < together - 0.1, (apart, together)
+
+
+def test_a_long_question_s_dense_match_is_read_for_its_length():
+    """A long question's best passage stands out less (its vector averages more of what it says):
+    the same cosine counts for more from a reader who explained their situation than from a
+    three-word question, as the answerable tuning questions' cosines say (`DENSE_Z_PER_TERM`)."""
+    pool = [evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)]
+    short = query("keepalive expiry default?")
+    long = query(
+        "Our service opens many connections to one backend and I see idle sockets kept around "
+        "longer than I expected; what is the default keepalive expiry for pooled connections?"
+    )
+    _, short_signals = assess(outcome_for(short, pool, 0.5), pool, short)
+    _, long_signals = assess(outcome_for(long, pool, 0.5), pool, long)
+    assert short_signals["dense_z_raw"] == long_signals["dense_z_raw"]
+    assert long_signals["key_terms"] > short_signals["key_terms"] + 6
+    gained = -DENSE_Z_PER_TERM * (long_signals["key_terms"] - short_signals["key_terms"]) / 4.0
+    assert long_signals["dense_z"] - short_signals["dense_z"] == pytest.approx(gained, abs=1e-3)
+    assert gained > 0.1
 
 
 def test_framing_words_are_not_evidence_and_an_unknown_name_lowers_confidence():
