@@ -499,7 +499,7 @@ class ConfidenceModel:
 # near misses every word of which the docs use) through the answer pipeline's own `prepare`; the
 # threshold (answer.DEFAULT_MIN_CONFIDENCE) is the balanced point of the leave-one-corpus-out
 # table (AUC 0.897; answered 0.83 of answerable, refused 0.82 of the rest; 0.881 and 0.82 / 0.82
-# before `dense_z` was read for the question's length, `DENSE_Z_PER_TERM`).
+# before `dense_z` was read for the question's length, `LENGTH_SLOPES`).
 # Read together: a dense match that stands out from the site's other passages -> answer; words
 # of the question the docs never use -> not covered, the more so on a large site (where an unused
 # word is rarer by chance) and when the word is rare in the language too ("Kerberos", "gevent":
@@ -519,15 +519,19 @@ CONFIDENCE = ConfidenceModel(
         "support": 0.928,
     },
 )
-# A longer question's best passage stands out less: its vector averages more of what it says, and
-# a passage answers part of it. Among the tuning sets' answerable questions the best cosine's z
+# A longer question's best passage stands out less (its vector averages more of what it says, and
+# a passage answers part of it): among the tuning sets' answerable questions the best cosine's z
 # fell by 0.063 per key term (3.9 for questions of up to four key terms, 3.3 past twelve), and
-# not among the unanswerable ones; `dense_z` is read as if the question had `DENSE_Z_CENTRE` key
-# terms (`scripts/fit_confidence.py` measures the slope on the answerable tuning questions only,
-# so it calibrates the model's cosines, not which questions the tuning sets happen to answer).
-DENSE_Z_PER_TERM = -0.063
-DENSE_Z_CENTRE = 7
-DENSE_Z_TERMS_CAP = 20
+# not among the unanswerable ones. `dense_z` is read as if the question had `LENGTH_CENTRE` key
+# terms, at the slope `scripts/fit_confidence.py` measures on the answerable tuning questions
+# only (in the signal's units, z / 4): a calibration of what the signal means, not a prior on
+# which questions the tuning sets happen to answer (their unanswerable questions are shorter).
+# `support` falls with length too (0.83 up to four key terms, 0.24 past twelve, answerable or
+# not); read the same way, leave one corpus out AUC rose 0.897 -> 0.914, but the tuning sets
+# got no more right answers (257) and four more wrong ones: not adopted.
+LENGTH_SLOPES = {"dense_z": -0.0158}
+LENGTH_CENTRE = 7
+LENGTH_CAP = 20
 _WORD = re.compile(r"[^\W\d_]+", re.U)
 _ENTITY = re.compile(r"(?<![.!?¿¡]\s)(?<!^)\b([A-Z][\w.-]*[A-Za-z0-9]|[A-Za-z]+[A-Z0-9_][\w.-]*)")
 
@@ -569,8 +573,7 @@ def features(
     dense_top = max((h.dense_score for h in outcome.hits[:5]), default=0.0)
     mean, std = outcome.dense_stats or (0.0, 0.0)
     dense_z = (dense_top - mean) / std if std > 1e-6 else 0.0
-    length = min(len(terms), DENSE_Z_TERMS_CAP)
-    dense_z_length = dense_z - DENSE_Z_PER_TERM * (length - DENSE_Z_CENTRE) if dense_z else 0.0
+    length = min(len(terms), LENGTH_CAP)
     best_lexical = next((h for h in outcome.hits if h.lexical_rank == 0), None)
     matched = set(best_lexical.matched) if best_lexical else set()
     lexical_frac = len(terms & matched) / len(terms) if terms else 0.0
@@ -583,11 +586,10 @@ def features(
     entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
     names = names_in(identifiers)
     found = [t for t in names if any(mentions(e.text.lower(), t) for e in evidence)]
-    return {
+    signals = {
         "coverage": coverage,
         "dense_top": dense_top,
-        "dense_z": dense_z_length / 4.0,
-        "dense_z_raw": dense_z / 4.0,
+        "dense_z": dense_z / 4.0,
         "key_terms": float(length),
         "lexical_frac": lexical_frac,
         "agreement": 1.0 if lexical_refs & dense_refs else 0.0,
@@ -602,6 +604,18 @@ def features(
         "dense_live": 1.0 if "dense" in outcome.retrievers else 0.0,
         "support": support,
     }
+    return read_for_length(signals)
+
+
+def read_for_length(signals: dict[str, float], slopes: dict[str, float] = LENGTH_SLOPES) -> dict[str, float]:
+    """`signals` with each of `slopes` read as for a question of `LENGTH_CENTRE` key terms (the
+    raw value kept as `<name>_raw`). A dense signal of 0 (no dense retrieval) stays 0."""
+    out = dict(signals)
+    for name, slope in slopes.items():
+        raw = signals.get(f"{name}_raw", signals[name])
+        out[f"{name}_raw"] = raw
+        out[name] = raw - slope * (signals["key_terms"] - LENGTH_CENTRE) if raw or name != "dense_z" else 0.0
+    return out
 
 
 def _rare_unknown(query: Query, unknown: set[str]) -> set[str]:

@@ -20,7 +20,7 @@ import json
 
 import numpy as np
 from askdocs.edge_runtime.answer import AnswerSettings, Docs, prepare
-from askdocs.edge_runtime.evidence import CONFIDENCE, DENSE_Z_CENTRE, features
+from askdocs.edge_runtime.evidence import CONFIDENCE, LENGTH_CENTRE, LENGTH_SLOPES, features, read_for_length
 
 from askdocs import devsets
 from askdocs.evaluation import _Searcher
@@ -65,26 +65,21 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 6000) -> tupl
     return w, b
 
 
-def length_slope(rows) -> float:
-    """How much the best cosine's z falls per key term among answerable questions only
-    (`evidence.DENSE_Z_PER_TERM`): a property of the model's cosines, not of which questions a
-    set answers."""
+def length_slopes(rows) -> dict[str, float]:
+    """How much each of `evidence.LENGTH_SLOPES`' signals moves per key term among answerable
+    questions only: a property of what the signal measures, not of which questions a set
+    answers."""
     answerable = [r for r in rows if r[1].answerable]
     terms = np.array([r[2]["key_terms"] for r in answerable])
-    z = np.array([r[2]["dense_z_raw"] * 4.0 for r in answerable])
-    return float(np.polyfit(terms, z, 1)[0])
+    return {
+        name: float(np.polyfit(terms, np.array([r[2][f"{name}_raw"] for r in answerable]), 1)[0])
+        for name in LENGTH_SLOPES
+    }
 
 
-def matrix(rows, names: list[str], slope: float) -> np.ndarray:
-    """The signals, `dense_z` read with the length slope given (not the shipped constant)."""
-
-    def signal(signals: dict, name: str) -> float:
-        if name != "dense_z":
-            return signals[name]
-        raw = signals["dense_z_raw"] * 4.0
-        return (raw - slope * (signals["key_terms"] - DENSE_Z_CENTRE)) / 4.0 if raw else 0.0
-
-    return np.array([[signal(r[2], n) for n in names] for r in rows])
+def matrix(rows, names: list[str], slopes: dict[str, float]) -> np.ndarray:
+    """The signals, read for the question's length with the slopes given (not the shipped ones)."""
+    return np.array([[read_for_length(r[2], slopes)[n] for n in names] for r in rows])
 
 
 def main() -> None:
@@ -92,9 +87,10 @@ def main() -> None:
     parser.add_argument("--features", default=",".join(NAMES), help="signals to fit (default: the model's)")
     names = parser.parse_args().features.split(",")
     rows = collect()
-    slope = length_slope(rows)
-    print(f"DENSE_Z_PER_TERM = {slope:.3f}  (the best cosine's z per key term, answerable questions)")
-    x = matrix(rows, names, slope)
+    slopes = length_slopes(rows)
+    shown = ", ".join(f'"{n}": {v:.4f}' for n, v in slopes.items())
+    print(f"LENGTH_SLOPES = {{{shown}}}  (per key term, answerable questions; centre {LENGTH_CENTRE})")
+    x = matrix(rows, names, slopes)
     y = np.array([r[3] for r in rows], dtype=float)
     w, b = fit(x, y)
     weights = {n: round(float(v), 3) for n, v in zip(names, w, strict=True)}
@@ -106,7 +102,7 @@ def main() -> None:
     for corpus in sorted(set(corpora)):
         # The slope too is measured on the other corpora only.
         mine = corpora == corpus
-        x_c = matrix(rows, names, length_slope([r for r, m in zip(rows, mine, strict=True) if not m]))
+        x_c = matrix(rows, names, length_slopes([r for r, m in zip(rows, mine, strict=True) if not m]))
         w_c, b_c = fit(x_c[~mine], y[~mine])
         held_out[mine] = 1 / (1 + np.exp(-(x_c[mine] @ w_c + b_c)))
     print(

@@ -11,7 +11,7 @@ import pytest
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import (
-    DENSE_Z_PER_TERM,
+    LENGTH_SLOPES,
     MAX_SECTION_CHARS,
     Evidence,
     _defining,
@@ -278,7 +278,7 @@ def test_words_the_docs_only_say_apart_lower_confidence():
 def test_a_long_question_s_dense_match_is_read_for_its_length():
     """A long question's best passage stands out less (its vector averages more of what it says):
     the same cosine counts for more from a reader who explained their situation than from a
-    three-word question, as the answerable tuning questions' cosines say (`DENSE_Z_PER_TERM`)."""
+    three-word question, as the answerable tuning questions' cosines say (`LENGTH_SLOPES`)."""
     pool = [evidence("/advanced/resource-limits/", "Resource Limits", "Resource Limits", LIMITS)]
     short = query("keepalive expiry default?")
     long = query(
@@ -289,7 +289,7 @@ def test_a_long_question_s_dense_match_is_read_for_its_length():
     _, long_signals = assess(outcome_for(long, pool, 0.5), pool, long)
     assert short_signals["dense_z_raw"] == long_signals["dense_z_raw"]
     assert long_signals["key_terms"] > short_signals["key_terms"] + 6
-    gained = -DENSE_Z_PER_TERM * (long_signals["key_terms"] - short_signals["key_terms"]) / 4.0
+    gained = -LENGTH_SLOPES["dense_z"] * (long_signals["key_terms"] - short_signals["key_terms"])
     assert long_signals["dense_z"] - short_signals["dense_z"] == pytest.approx(gained, abs=1e-3)
     assert gained > 0.1
 
