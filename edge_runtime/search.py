@@ -235,7 +235,16 @@ def _exact_ranks(corpus: Corpus, candidates: dict[ChunkRef, Hit], query: Query) 
                 count -= 0.5
             scored.append((count, ref))
     scored.sort(key=lambda item: (-item[0], item[1].set, item[1].index))
-    return {ref: rank for rank, (_, ref) in enumerate(scored)}
+    # Candidates holding as many of the tokens share a rank (the tie's first): the site's order
+    # among them says nothing about the question (tuning, leave one corpus out: fused R@1 0.679
+    # -> 0.685, MRR 0.818 -> 0.823; the second stage unchanged).
+    ranks: dict[ChunkRef, int] = {}
+    first = 0
+    for rank, (count, ref) in enumerate(scored):
+        if rank and count != scored[rank - 1][0]:
+            first = rank
+        ranks[ref] = first
+    return ranks
 
 
 def _order(hits, stage: str) -> list[Hit]:

@@ -10,7 +10,14 @@ from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.query import identifier_tokens, search_query_for, telling_identifiers
 from askdocs.edge_runtime.rerank import Reranker
 from askdocs.edge_runtime.results import result_json
-from askdocs.edge_runtime.search import ANSWER_WEIGHTS, DEFAULT_WEIGHTS, RankWeights, hybrid_search
+from askdocs.edge_runtime.search import (
+    ANSWER_WEIGHTS,
+    DEFAULT_WEIGHTS,
+    RankWeights,
+    _exact_ranks,
+    fused_candidates,
+    hybrid_search,
+)
 
 from askdocs import lexical
 
@@ -59,6 +66,18 @@ def test_the_products_own_name_is_not_an_exact_token(example_corpus, public_scop
     # Names whose pieces are common words stay names; a rare plain word too.
     tokens = ("tallyfox", "tfx-1042", "--no-service", "tallyfox_data_dir", "iphone")
     assert telling_identifiers(public_scope, "en", tokens) == tokens[1:]
+
+
+def test_candidates_holding_the_token_alike_share_its_exact_rank(example_corpus, public_scope):
+    """The exact list ranks candidates by how many of the question's tokens they hold; among
+    those holding as many, the site's order says nothing about the question, so they share the
+    rank (it used to hand the site's first page the best one)."""
+    corpus, embedder = example_corpus
+    query = search_query_for("What does --max-batch do?", "en", public_scope)
+    _, ranked, _ = fused_candidates(public_scope, embedder, query)
+    exact = _exact_ranks(corpus, {hit.ref: hit for hit in ranked}, query)
+    assert len(exact) >= 2, exact
+    assert set(exact.values()) == {0}
 
 
 def test_locale_first_and_marked_fallback(example_corpus, public_scope):
