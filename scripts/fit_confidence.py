@@ -79,7 +79,8 @@ def length_slopes(rows) -> dict[str, float]:
 
 def matrix(rows, names: list[str], slopes: dict[str, float]) -> np.ndarray:
     """The signals, read for the question's length with the slopes given (not the shipped ones)."""
-    return np.array([[read_for_length(r[2], slopes)[n] for n in names] for r in rows])
+    read = [read_for_length(r[2], slopes) for r in rows]
+    return np.array([[signals[n] for n in names] for signals in read])
 
 
 def main() -> None:
