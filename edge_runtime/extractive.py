@@ -752,7 +752,8 @@ def _named_parts(
     `max_keepalive_connections` and `keepalive_expiry`") is answered for each of them: for
     every name the parts so far do not explain, the best sentence, item or row of the quoted
     sections that holds it (at most MAX_NAMED)."""
-    names = names_in(identifier_tokens(query.message))
+    # Only names that point somewhere: the product's own name, said everywhere, explains nothing.
+    names = names_in(tuple(t for t in identifier_tokens(query.message) if t in query.identifiers))
     if len(names) < 2:
         return []
     chosen = [u for g in groups for u in g.units] + ([second] if second is not None else [])

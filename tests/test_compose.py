@@ -1209,3 +1209,28 @@ def test_shorthand_matches_the_words_that_spell_it_out():
     # The section that spells them out answers, not the one that only names the device files.
     text = rendered(compose(ask, pool))
     assert text.startswith("This construct allows both the standard output"), text
+
+
+SYNC = """## Syncing
+
+Run `ledger sync --dry-run` to print what would change without writing anything; nothing is
+uploaded until you run it again without the flag.
+
+Large ledgers are sent in batches of five hundred rows, and each batch is retried twice when the
+connection drops before the server acknowledges it. A batch that fails three times stops the sync
+and leaves the rows already sent on the server; the next sync starts from the first batch the
+server did not acknowledge, so an interrupted sync never sends a row twice. Progress is printed
+once per batch unless the quiet option is given.
+
+TallyFox keeps every ledger in one SQLite file, so a sync only ever sends the rows that changed."""
+
+
+def test_the_product_s_own_name_is_not_a_thing_the_answer_must_explain():
+    # The docs say "TallyFox" everywhere, so it is no identifier (`telling_identifiers`); before,
+    # a question naming it beside a flag got a second part for it: any sentence naming the product.
+    ask = query("What does --dry-run do in TallyFox sync?")
+    ask = replace(ask, identifiers=tuple(t for t in ask.identifiers if t != "tallyfox"))
+    assert ask.identifiers == ("--dry-run",)
+    text = rendered(compose(ask, [evidence("/sync/#syncing", "Sync", "Syncing", SYNC)]))
+    assert "print what would change" in text, text
+    assert "SQLite" not in text, text
