@@ -137,6 +137,10 @@ RELEVANCE_CHARS = 200  # of each unit (with its heading), for the dense model
 DENSE_WEIGHT = 1.6
 CONTEXT_WORDS = 45  # supporting context quoted around the lead
 ROW_RATIO = 0.85  # other rows of the lead's table quoted when they score this close to it
+# ... and at most MAX_ITEMS other items of the lead's list (the same ratio): tuning fact recall
+# 0.773 -> 0.778, four answers changed, two gained a fact, none lost one (0.783 at a ratio of 0.75,
+# 0.780 at 0.65: one rule for rows and items kept instead).
+MAX_ITEMS = 2
 SECOND_RATIO = 0.45  # a second part must score at least this share of the lead
 SECOND_RATIO_ONE_ASK = 0.8  # ... when the question asks one thing: nearly as good an answer
 MISSING_SHARE = 0.25  # ... the first part must leave this share of the question unanswered,
@@ -533,6 +537,16 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
                 and all(u.kind == "prose" for u in items)
             ):
                 group.support += [u for u in items if u is not lead]
+        # Other items of its list that answer about as well follow it, in the list's order, like
+        # the rows of a table (a list is a table of one column); not when it names what was asked.
+        quoted = {id(u) for u in group.support}
+        siblings = [u for u in _list_around(same, at) if u is not lead]
+        named = any(mentions(lead.text.lower(), token) for token in query.identifiers)
+        if not named and not any(id(u) in quoted for u in siblings):
+            chosen = [
+                u for u in sorted(siblings, key=lambda u: -u.score) if u.score >= ROW_RATIO * lead.score
+            ]
+            group.leads += sorted(chosen[:MAX_ITEMS], key=lambda u: u.order)
         return group
     words = 0
     for unit in following:  # what follows a sentence usually qualifies it
@@ -555,6 +569,17 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     if words < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
         group.support.insert(0, same[at - 1])
     return group
+
+
+def _list_around(same: list[Unit], at: int) -> list[Unit]:
+    """The items of the list `same[at]`, a list item, is in: the run of items around it."""
+    start = at
+    while start > 0 and same[start - 1].kind == "prose" and _LIST_ITEM.match(same[start - 1].text):
+        start -= 1
+    end = at + 1
+    while end < len(same) and same[end].kind == "prose" and _LIST_ITEM.match(same[end].text):
+        end += 1
+    return same[start:end]
 
 
 def _section_units(units: list[Unit], evidence: int, stale: set[int]) -> list[Unit]:
@@ -900,6 +925,8 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
         parts.append(Part("lead", f"{group.intro.text}\n\n" + "\n".join(u.text for u in listed), source.url))
         taken = {id(u) for u in listed} | {id(group.intro)}
         group = _Group(group.evidence, group.leads, [u for u in group.support if id(u) not in taken])
+    elif len(group.leads) > 1 and all(_LIST_ITEM.match(u.text) for u in group.leads):
+        parts.append(Part("lead", "\n".join(u.text for u in group.leads), source.url))
     else:
         parts.append(Part("lead", " ".join(u.text for u in group.leads), source.url))
     # What the last lead announces (its code, its list) reads right after it; the rest in order.

@@ -1234,3 +1234,39 @@ def test_the_product_s_own_name_is_not_a_thing_the_answer_must_explain():
     text = rendered(compose(ask, [evidence("/sync/#syncing", "Sync", "Syncing", SYNC)]))
     assert "print what would change" in text, text
     assert "SQLite" not in text, text
+
+
+# One line per item, as the build writes list items.
+THEME_OPTIONS = "\n".join(
+    [
+        "## mkdocs",
+        "",
+        "The default theme supports the following options:",
+        "",
+        "- **highlightjs**: Enables highlighting of source code in code blocks using the highlight.js"
+        " library. Default: `True`.",
+        "- **hljs_languages**: By default, highlight.js only supports 23 common languages. List"
+        " additional languages here to include support for them. Default: `[]`.",
+        "- **color_mode**: Set the default color mode for the theme to one of `light`, `dark`, or"
+        " `auto`. The `auto` mode will switch based on the system settings of the reader's device."
+        " Default: `light`.",
+        "- **user_color_mode_toggle**: Enable a toggle menu in the navigation bar which lets readers"
+        " select their preferred color mode from within the browser. Default: `False`.",
+        "- **nav_style**: Adjust the visual style of the top navigation bar. Default: `primary`.",
+        "- **navigation_depth**: The maximum depth of the navigation tree in the sidebar. Default: `2`.",
+    ]
+)
+
+
+def test_other_items_of_the_lead_s_list_that_answer_as_well_follow_it():
+    ask = query(
+        "Can readers toggle the color mode of the default theme between light and dark from the browser?"
+    )
+    text = rendered(
+        compose(ask, [evidence("/themes/#mkdocs", "Choosing your Theme", "mkdocs", THEME_OPTIONS)])
+    )
+    # Both items answer: the mode itself and the toggle that lets readers choose it, in the
+    # list's order, under the sentence that announces the list; not the items beside the point.
+    assert "**color_mode**" in text and "**user_color_mode_toggle**" in text, text
+    assert text.index("**color_mode**") < text.index("**user_color_mode_toggle**")
+    assert "hljs_languages" not in text and "navigation_depth" not in text, text
