@@ -695,6 +695,13 @@ def test_a_question_asking_which_name_does_it_is_answered_by_a_unit_that_names_o
     text = rendered(compose(asked, [section]))
     assert text.startswith("A different settings file"), text
     assert "FROBNIK_SETTINGS" in text.split("\n\n")[0]
+    # Asked where to set it or what to pass, the answer names what to set as well.
+    for asked in (
+        "Frobnik should read my settings from a different file. What do I pass?",
+        "I keep a different settings file for frobnik. Where do I set that?",
+    ):
+        text = rendered(compose(query(asked), [section]))
+        assert text.startswith("A different settings file"), (asked, text)
     # Not asked for a name, the sentence the question's words point at still leads.
     text = rendered(compose(query("What happens if the environment variable is not set?"), [section]))
     assert text.startswith("If the environment variable is not set"), text
