@@ -86,11 +86,16 @@ FOLLOW_UPS = tuple(
     DevSet(f"{name} follow-ups", name, (f"followups/{name}.jsonl",), "follow-ups")
     for name in ("borg", "drf", "knot-resolver", "vdirsyncer", "click", "flask")
 )
+# Written blind (stop 39): two more Debian-rendered Sphinx sites (structlog, pint), questions
+# written by a helper that read only the rendered pages and never ran askdocs or saw its outputs
+# (evals/blind/README.md); measured once when they were added. Only measured, never tuned on.
+BLIND = tuple(DevSet(name, name, (f"blind/{name}.jsonl",), "blind") for name in ("structlog", "pint"))
 GROUPS = {
     "tuning": TUNING,
     "held-out": HELD_OUT,
     "fresh": FRESH,
     "new-user": NEW_USER,
+    "blind": BLIND,
     "follow-ups": FOLLOW_UPS,
 }
 

@@ -6,7 +6,8 @@
 #   names: drf borg knot-resolver (the default: the fresh question sets' sites), and the
 #   `generators` sites, which benchmarks/generators_bench.py reads: celery dask vdirsyncer
 #   diffutils lmdb asciidoctor (of those only vdirsyncer has questions: evals/newuser/), and the
-#   other new-user sites: cmd2 black cookiecutter doit (`newuser` fetches all five)
+#   other new-user sites: cmd2 black cookiecutter doit (`newuser` fetches all five), and the
+#   blind sites structlog pint (`blind`, evals/blind/)
 # Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
 # .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
 # JS/CSS/fonts shared from other Debian packages) are dropped.
@@ -29,6 +30,8 @@ cmd2           python-cmd2-doc=2.4.2+ds-3                       usr/share/doc/py
 black          python-black-doc=23.1.0-1                        usr/share/doc/python-black-doc/html
 cookiecutter   python-cookiecutter-doc=1.7.3-3                  usr/share/doc/python-cookiecutter-doc/html
 doit           python-doit-doc=0.31.1-3.3                       usr/share/doc/python-doit-doc/html
+structlog      python-structlog-doc=22.3.0-2                    usr/share/doc/python-structlog-doc/html
+pint           python-pint-doc=0.19.2-1                         usr/share/doc/python-pint-doc/html
 "
 GENERATORS=(celery dask vdirsyncer diffutils lmdb asciidoctor)
 
@@ -37,6 +40,7 @@ for arg in "$@"; do
   case "$arg" in
     generators) NAMES+=("${GENERATORS[@]}") ;;
     newuser) NAMES+=(vdirsyncer cmd2 black cookiecutter doit) ;;
+    blind) NAMES+=(structlog pint) ;;
     *) NAMES+=("$arg") ;;
   esac
 done

@@ -10,7 +10,7 @@ model fitted on the others, through the real `hybrid_search`. Then the model
 fitted on all tuning corpora, to paste into `rerank.RERANKER`.
 
     .venv/bin/python scripts/fit_rerank.py            (after scripts/eval.sh --no-chat built the sites)
-    .venv/bin/python scripts/fit_rerank.py --held-out [--fresh] [--new-user] (also measure the held-out sets,
+    .venv/bin/python scripts/fit_rerank.py --held-out [--fresh] [--new-user] [--blind] (also measure the held-out sets,
                                                     never fitted on)
 """
 
@@ -122,6 +122,7 @@ def main() -> None:
     parser.add_argument("--held-out", action="store_true", help="also measure the held-out sets")
     parser.add_argument("--fresh", action="store_true", help="also measure the fresh held-out sets")
     parser.add_argument("--new-user", action="store_true", help="also measure the new-user sets")
+    parser.add_argument("--blind", action="store_true", help="also measure the sets written blind")
     parser.add_argument("--json", help="write the tables here")
     parser.add_argument("--features", help="comma-separated subset of rerank.FEATURES to fit")
     parser.add_argument("--l2", type=float, default=L2)
@@ -141,7 +142,12 @@ def main() -> None:
         [(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()], args.l2, keep=keep
     )
     final = rerank.Reranker("fitted", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
-    measured = [("held-out", args.held_out), ("fresh", args.fresh), ("new-user", args.new_user)]
+    measured = [
+        ("held-out", args.held_out),
+        ("fresh", args.fresh),
+        ("new-user", args.new_user),
+        ("blind", args.blind),
+    ]
     for group in [name for name, wanted in measured if wanted]:
         for dev in devsets.built(devsets.GROUPS[group]):
             searcher = _Searcher(dev.site, dev.private)

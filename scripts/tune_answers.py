@@ -5,7 +5,8 @@ ones anything is fitted on) and, with --held-out, the held-out sets (measured
 only). Same scorer as `askdocs eval --chat`: answered / refused / escalated /
 citation precision / fact recall.
 
-    .venv/bin/python scripts/tune_answers.py [--held-out] [--fresh] [--new-user] [--follow-ups] [--json FILE]
+    .venv/bin/python scripts/tune_answers.py [--held-out] [--fresh] [--new-user] [--blind] [--follow-ups]
+        [--json FILE]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def main() -> None:
     parser.add_argument("--held-out", action="store_true", help="also measure the held-out sets")
     parser.add_argument("--fresh", action="store_true", help="also measure the fresh held-out sets")
     parser.add_argument("--new-user", action="store_true", help="also measure the new-user sets")
+    parser.add_argument("--blind", action="store_true", help="also measure the sets written blind")
     parser.add_argument("--follow-ups", action="store_true", help="also measure the follow-ups written blind")
     parser.add_argument("--json", help="write the tables and per-question details here")
     args = parser.parse_args()
@@ -31,6 +33,7 @@ def main() -> None:
         "held-out": args.held_out,
         "fresh": args.fresh,
         "new-user": args.new_user,
+        "blind": args.blind,
         "follow-ups": args.follow_ups,
     }
     groups = [(name, devsets.GROUPS[name]) for name, on in wanted.items() if on]
