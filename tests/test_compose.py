@@ -723,6 +723,18 @@ def test_a_question_is_cut_into_the_things_it_asks():
     # One ask that names two things is one ask.
     assert len(asks("What are the defaults for max_connections and max_keepalive_connections?")) == 1
     assert asks("how do I x   and \t what is y?") == ["how do I x", "what is y?"]
+    # An ask may follow a leading clause; a relative clause is no ask.
+    assert asks("On Windows, where is the config file and what is the service called?") == [
+        "On Windows, where is the config file",
+        "what is the service called?",
+    ]
+    assert asks("En Windows, ¿dónde está el archivo de configuración y cómo se llama el servicio?") == [
+        "En Windows, ¿dónde está el archivo de configuración",
+        "cómo se llama el servicio?",
+    ]
+    assert asks("Our disks use XFS, which has no reserved blocks. How do I keep borg from filling them?") == [
+        "How do I keep borg from filling them?"
+    ]
 
 
 def test_cutting_a_question_into_asks_is_linear_in_whitespace():
