@@ -503,8 +503,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     if lead.kind == "row":  # other rows only when they answer about as well (never the whole table)
         header = lead.text.partition("\n")[0]
         rows = [u for u in same if u.kind == "row" and u is not lead and u.text.partition("\n")[0] == header]
-        chosen = [u for u in sorted(rows, key=lambda u: -u.score) if u.score >= ROW_RATIO * lead.score][:6]
-        group.leads += sorted(chosen, key=lambda u: u.order)  # after the lead, in the table's order
+        group.leads += _answering_as_well(lead, rows, 6)  # after the lead, in the table's order
         return group
     at = next(i for i, u in enumerate(same) if u is lead)
     following = same[at + 1 :]
@@ -531,15 +530,15 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         # the sentence that introduces the list ("It takes instances of `httpx.Limits` which
         # define:"), and the code or text the item itself introduces.
         intro = _list_intro(same, at)
+        named = any(mentions(lead.text.lower(), token) for token in query.identifiers)
         if intro is not None:
             group.support.append(intro)
             # ... and the list's other items when it is short: "three types of exceptions can be
             # used:" quoted with one of them promises what it does not show. Not when the item
             # names what was asked ("the default keepalive_expiry?"): that item is the answer.
             items = _continuation(same[same.index(intro) + 1 :])
-            lowered = lead.text.lower()
             if (
-                not any(mentions(lowered, token) for token in query.identifiers)
+                not named
                 and len(items) <= WHOLE_LIST_ITEMS
                 and sum(len(u.text.split()) for u in items) <= WHOLE_LIST_WORDS
                 and all(u.kind == "prose" for u in items)
@@ -549,12 +548,8 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         # the rows of a table (a list is a table of one column); not when it names what was asked.
         quoted = {id(u) for u in group.support}
         siblings = [u for u in _list_around(same, at) if u is not lead]
-        named = any(mentions(lead.text.lower(), token) for token in query.identifiers)
         if not named and not any(id(u) in quoted for u in siblings):
-            chosen = [
-                u for u in sorted(siblings, key=lambda u: -u.score) if u.score >= ROW_RATIO * lead.score
-            ]
-            group.leads += sorted(chosen[:MAX_ITEMS], key=lambda u: u.order)
+            group.leads += _answering_as_well(lead, siblings, MAX_ITEMS)
         return group
     words = 0
     for unit in following:  # what follows a sentence usually qualifies it
@@ -577,6 +572,13 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     if words < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
         group.support.insert(0, same[at - 1])
     return group
+
+
+def _answering_as_well(lead: Unit, others: list[Unit], limit: int) -> list[Unit]:
+    """At most `limit` of `others` (rows of the lead's table, items of its list) scoring at least
+    ROW_RATIO of the lead, the best ones, in the docs' order."""
+    chosen = [u for u in sorted(others, key=lambda u: -u.score) if u.score >= ROW_RATIO * lead.score]
+    return sorted(chosen[:limit], key=lambda u: u.order)
 
 
 def _list_around(same: list[Unit], at: int) -> list[Unit]:
