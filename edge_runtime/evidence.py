@@ -174,13 +174,18 @@ def _section_fit(
 
 
 # The term a definition-list item defines: "- **`-e`**: Exit immediately if ...".
-_ITEM_TERM = re.compile(r"\s*(?:\d+\.|[-*])\s+\*\*([^*\n]{1,80})\*\*:")
+# "- **`-e`**: Exit…", "- `lookup_field` - The model field…", "- **log_level** (int | None) – If…":
+# a bold or code term, its type in parentheses (one level of nesting: a linked type), a separator.
+_ITEM_TERM = re.compile(
+    r"\s*(?:\d+\.|[-*])\s+(?:\*\*([^*\n]{1,80})\*\*|`([^`\n]{1,80})`)"
+    r"(?:\s*\((?:[^()\n]|\([^()\n]*\)){0,200}\))?(?::|\s[-–—]\s)"
+)
 
 
 def item_term(text: str) -> str | None:
     """The term a list item defines ("`-e`" of "- **`-e`**: Exit immediately…"), if it is one."""
     found = _ITEM_TERM.match(text)
-    return found.group(1) if found else None
+    return (found.group(1) or found.group(2)) if found else None
 
 
 def _defining(

@@ -61,6 +61,12 @@ _ASKS_WHAT_IT_IS = re.compile(
     re.I,
 )
 _ASKS_FOR_STEPS = re.compile(r"\b(command|syntax|example|comando|sintaxis|ejemplo)\b", re.I)
+# A signature or a command's synopsis names the thing and its arguments, not what it does or when
+# to use it: "net.listen(addresses[, port = 53, { kind = 'dns', freebind = false }])" led "what is
+# the freebind=true option of net.listen() for?", "borg [common options] break-lock [options]
+# [REPOSITORY]" led "when is it safe to run borg break-lock?".
+_SIGNATURE = re.compile(r"(class\s+)?[\w.]+\(.*\)")
+_SYNOPSIS = re.compile(r"```[^\n]*\n[^\n]*\[(options|OPTIONS|common options|-[\w-]+)\][^\n]*\n```")
 
 
 def procedural(message: str) -> bool:
@@ -109,6 +115,14 @@ _PATH = re.compile(r"(?<![\w.~-])[\w.~-]*[/\\][\w.-]+|\b[A-Z]:\\|`[^`\s]*\.[a-z]
 # that names a version, in its text or in its section's heading (release notes: "## 0.28.0"
 # then "* Added zstd decoding").
 _VERSION = re.compile(r"\bv?\d+\.\d+")
+# A version note (Sphinx's "New in version 19.2.0: pass_foreign_args", "Deprecated since version
+# 21.3.0: …") says when something changed, not what it does: it names the thing, and led "what does
+# the pass_foreign_args parameter do?" over the parameter's own description.
+_VERSION_NOTE = re.compile(
+    r"(new|added|changed|deprecated|removed) (in|since) version\b|"
+    r"(nuevo|añadido|cambiado|obsoleto) (en|desde) (la )?versión\b",
+    re.I,
+)
 # A question that asks which named thing does it ("Which environment variable points it at a
 # config file?", "what option avoids that?", "¿qué parámetro…?") is answered by a unit that names
 # one: a code span, a flag, an UPPER_CASE or snake_case name, a call; in its text or in its
@@ -186,6 +200,9 @@ OPPOSITE_WEIGHT = 0.3
 FOLLOW_UP_OTHER_PAGE = 0.6
 
 
+_DANGLING = (" –", " —")
+
+
 @dataclass
 class Unit:
     evidence: int
@@ -228,10 +245,20 @@ def _units(index: int, evidence: Evidence) -> list[Unit]:
                     position += 1
             continue
         else:
-            for sentence in SENTENCE_BREAK.split(block):
-                if sentence.strip():
-                    units.append(Unit(index, position, "prose", sentence.strip()))
-                    position += 1
+            sentences = [t.strip() for t in SENTENCE_BREAK.split(block) if t.strip()]
+            before = units[-1] if units else None
+            if (
+                sentences
+                and before is not None
+                and before.kind == "prose"
+                and before.text.endswith(_DANGLING)
+            ):
+                # A term whose definition is the next paragraph (Sphinx's single parameter:
+                # "**log_level** (int | None) –", then "If `None`, don't configure…") reads as one.
+                before.text = f"{before.text} {sentences.pop(0)}"
+            for sentence in sentences:
+                units.append(Unit(index, position, "prose", sentence))
+                position += 1
             continue
         position += 1
     return units
@@ -399,6 +426,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     named_asked = bool(_ASKS_NAME.search(query.message)) and not quantity
     where = bool(_WHERE.search(query.message)) and len(asks(query.message)) < 2
     version = query.asks_version
+    syntax = bool(_ASKS_FOR_STEPS.search(query.message))
     dense = None
     if relevance is not None:
         texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in units]
@@ -470,6 +498,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a place is asked: a unit that names no path does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
+        if _VERSION_NOTE.match(unit.text) and not (query.temporal or version):
+            score *= QUANTITY_PENALTY
+        if (_SIGNATURE.fullmatch(unit.text) or _SYNOPSIS.fullmatch(unit.text)) and not syntax:
+            score *= QUANTITY_PENALTY
         if contrary[unit.evidence]:
             score *= OPPOSITE_WEIGHT
         if _contrary(opposite, terms):
@@ -519,11 +551,15 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         return group
     if announced:
         group.support += announced
+        group.support += _rest_of_cut(lead, same[same.index(announced[-1]) + 1 :])
+        group.support[:0] = _framing(same, at)
         return group
     if lead.kind == "code":
         before = same[at - 1] if at > 0 else None
         if before is not None and before.kind == "prose":
             group.support.append(before)  # what the code does, in the docs' words
+            if _announces(before):
+                group.support += _framing(same, at - 1) + _rest_of_cut(before, following)
         return group
     if _LIST_ITEM.match(lead.text):
         # A list item's neighbours are other items (other facts), not its conditions: quote only
@@ -572,6 +608,22 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     if words < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
         group.support.insert(0, same[at - 1])
     return group
+
+
+def _rest_of_cut(sentence: Unit, after: list[Unit]) -> list[Unit]:
+    """The rest of a sentence its code block cuts off, after that code ("For example, the units
+    of" [code] "may be unexpected at first but, are a consequence of applying this rule.")."""
+    if sentence.cut and after and after[0].kind == "prose" and after[0].text[:1].islower():
+        return [after[0]]
+    return []
+
+
+def _framing(same: list[Unit], at: int) -> list[Unit]:
+    """The sentence before `same[at]` when that one is too short to say what it is about alone
+    ("Never do things like this:", "For example, the units of")."""
+    if len(same[at].text.split()) < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
+        return [same[at - 1]]
+    return []
 
 
 def _answering_as_well(lead: Unit, others: list[Unit], limit: int) -> list[Unit]:

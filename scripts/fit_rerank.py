@@ -10,8 +10,8 @@ model fitted on the others, through the real `hybrid_search`. Then the model
 fitted on all tuning corpora, to paste into `rerank.RERANKER`.
 
     .venv/bin/python scripts/fit_rerank.py            (after scripts/eval.sh --no-chat built the sites)
-    .venv/bin/python scripts/fit_rerank.py --held-out [--fresh] [--new-user] [--blind] (also measure the held-out sets,
-                                                    never fitted on)
+    .venv/bin/python scripts/fit_rerank.py --held-out [--fresh] [--new-user] [--blind]
+        (also measure the held-out sets, never fitted on)
 """
 
 from __future__ import annotations

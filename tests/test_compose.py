@@ -1289,3 +1289,174 @@ def test_other_items_of_the_lead_s_list_that_answer_as_well_follow_it():
     assert "**color_mode**" in text and "**user_color_mode_toggle**" in text, text
     assert text.index("**color_mode**") < text.index("**user_color_mode_toggle**")
     assert "hljs_languages" not in text and "navigation_depth" not in text, text
+
+
+PROCESSOR_FORMATTER = (
+    "class structlog.stdlib.ProcessorFormatter(processors=(), logger=None, pass_foreign_args=False)\n\n"
+    "Call structlog processors on `logging.LogRecord`s.\n\n"
+    "Parameters:\n\n"
+    "- **logger** (logging.Logger | None) – Logger which we want to push through the structlog processor "
+    "chain. (default: None)\n"
+    "- **pass_foreign_args** (bool) – If True, pass a foreign log record’s `args` attribute to the "
+    "`event_dict` under `positional_args` key. (default: False)\n\n"
+    "New in version 17.1.0.\n\n"
+    "New in version 19.2.0: pass_foreign_args"
+)
+
+
+def favouring(marker: str):
+    """A stand-in for the dense model that rates the units holding `marker` highest."""
+    return lambda texts: [1.0 if marker in t else 0.0 for t in texts]
+
+
+def test_a_version_note_that_names_the_parameter_does_not_say_what_it_does():
+    ask = query("What does the pass_foreign_args parameter of structlog.stdlib.ProcessorFormatter do?")
+    pool = [
+        evidence(
+            "/api.html#ProcessorFormatter",
+            "API Reference",
+            "structlog.stdlib.ProcessorFormatter",
+            PROCESSOR_FORMATTER,
+        )
+    ]
+    # The dense model rated the note highest (short, and it names the parameter).
+    composition = compose(ask, pool, relevance=favouring("New in version 19.2.0"))
+    # The parameter's own description leads ("- **name** (type) – …" defines it), not the note
+    # that says when it was added.
+    assert "- **pass_foreign_args** (bool) – If True" in composition.parts[0].text, rendered(composition)
+    assert "New in version 19.2.0" not in rendered(composition)
+    asked_when = query("In which version was pass_foreign_args added to ProcessorFormatter?")
+    assert "New in version 19.2.0: pass_foreign_args" in rendered(compose(asked_when, pool))
+
+
+def test_terms_defined_as_code_or_with_a_type_are_list_definitions():
+    attributes = (
+        "The following attributes control the basic view behavior.\n\n"
+        "- `queryset` - The queryset that should be used for returning objects from this view.\n"
+        "- `lookup_field` - The model field that should be used for performing object lookup of individual "
+        "model instances. Defaults to `'pk'`.\n"
+        "- `lookup_url_kwarg` - The URL keyword argument that should be used for object lookup. If unset "
+        "this defaults to using the same value as `lookup_field`."
+    )
+    ask = query("What does lookup_field default to on GenericAPIView?")
+    composition = compose(
+        ask,
+        [evidence("/generic-views/#attributes", "Generic views", "GenericAPIView › Attributes", attributes)],
+        relevance=favouring("`lookup_url_kwarg`"),  # it says "defaults to" and names lookup_field too
+    )
+    assert composition.parts[0].text.startswith("- `lookup_field` - The model field"), rendered(composition)
+    assert "`lookup_url_kwarg`" not in composition.parts[0].text
+
+
+def test_a_signature_names_the_function_it_does_not_say_what_an_option_is_for():
+    listen = """net.listen(addresses[, port = 53, { kind = 'dns', freebind = false }])
+
+Returns: `true` if port is bound, an error otherwise
+
+Listen on addresses; port and flags are optional. The addresses can be specified as a string or device.
+
+Freebind allows binding to a non-local or not yet available address."""
+    pool = [evidence("/net.html#net.listen", "Addresses and services", "net.listen", listen)]
+    ask = query("What is the freebind=true option of net.listen() for?")
+    text = rendered(compose(ask, pool))
+    assert not text.startswith("net.listen("), text
+    assert "Freebind allows binding to a non-local" in text, text
+    asked_syntax = query("What is the syntax of net.listen()?")
+    assert rendered(compose(asked_syntax, pool)).startswith("net.listen(addresses"), rendered(
+        compose(asked_syntax, pool)
+    )
+
+
+def test_a_short_sentence_cut_by_its_code_is_quoted_whole_with_what_it_follows():
+    parsing = """Pint’s rule for parsing strings with a mixture of numbers and units is that units are
+treated with the same precedence as numbers.
+
+For example, the units of
+
+```pycon
+>>> Q_('3 l / 100 km')
+<Quantity(0.03, 'kilometer * liter')>
+```
+
+may be unexpected at first but, are a consequence of applying this rule. Use brackets to get the
+expected result:
+
+```pycon
+>>> Q_('3 l / (100 km)')
+<Quantity(0.03, 'liter / kilometer')>
+```
+
+Special strings for NaN (Not a Number) and inf(inity) are also handled in a case-insensitive fashion.
+Note that, as usual, NaN != NaN. Strings are parsed with the registry's own rules, so every unit
+name the registry defines can be used, including prefixed and plural forms of the units it knows,
+and the same string always gives the same quantity whatever the order in which the units were
+defined. Parsing a string that holds no number gives a quantity of one of its units, and parsing a
+number alone gives a plain number, not a dimensionless quantity, which the registry returns as is."""
+    ask = query("Why does parsing '3 l / 100 km' give kilometer * liter?")
+    text = rendered(
+        compose(
+            ask,
+            [
+                evidence(
+                    "/defining-quantities.html#parsing",
+                    "Defining Quantities",
+                    "Using string parsing",
+                    parsing,
+                )
+            ],
+        )
+    )
+    # The rule the example illustrates, the example, and the rest of the sentence the code cut off.
+    assert "same precedence as numbers" in text, text
+    assert "may be unexpected at first" in text, text
+    assert text.index("same precedence") < text.index("3 l / 100 km") < text.index("may be unexpected")
+
+
+def test_a_term_whose_definition_is_the_next_paragraph_reads_as_one_sentence():
+    defaults = """structlog.stdlib.recreate_defaults(*, log_level=0)
+
+Recreate defaults on top of standard library’s logging.
+
+Parameters:
+
+**log_level** (int | None) –
+
+If `None`, don’t configure standard library logging **at all**. Otherwise configure it to log to
+`sys.stdout` at log_level (`logging.NOTSET` being the default)."""
+    ask = query("What does the log_level argument of structlog.stdlib.recreate_defaults() do?")
+    composition = compose(
+        ask,
+        [
+            evidence(
+                "/api.html#recreate_defaults", "API Reference", "structlog.stdlib.recreate_defaults", defaults
+            )
+        ],
+    )
+    assert composition.parts[0].text.startswith("**log_level** (int | None) – If `None`, don’t configure"), (
+        rendered(composition)
+    )
+
+
+def test_a_short_sentence_that_announces_code_is_quoted_after_what_it_follows():
+    registries = """There are no global units in Pint. All units belong to a registry and you can have
+multiple registries instantiated at the same time. However, you are not supposed to operate between quantities
+that belong to different registries. Never do things like this:
+
+```pycon
+>>> q1 = 10 * UnitRegistry().meter
+>>> q2 = 10 * UnitRegistry().meter
+>>> q1 + q2
+ValueError: Cannot operate with Quantity and Quantity of different registries.
+```
+
+If you use Pint in multiple modules within your Python package, you normally want to avoid creating
+multiple instances of the unit registry. The best way to do this is by instantiating the registry in
+a single place, for example in the package's own module, and importing it from there wherever units
+are needed, so that every quantity your code creates belongs to the same registry and can be compared,
+added and converted with every other one without surprises at run time."""
+    ask = query("What should I never do with a UnitRegistry?")
+    pool = [evidence("/tutorial.html#projects", "Tutorial", "Using Pint in your projects", registries)]
+    text = rendered(compose(ask, pool, relevance=favouring("Never do things like this")))
+    assert "Never do things like this:" in text and "q1 + q2" in text, text
+    # Alone, "Never do things like this:" does not say what not to do; the sentence before it does.
+    assert "not supposed to operate between quantities" in text, text
