@@ -392,7 +392,13 @@ def compose(
     naming = _naming_part(query, units, stale, groups, extra, pool)
     if naming is not None:
         extra.append(naming)
+    said = {_said(u) for u in first.units}
     for unit in extra:
+        if _said(unit) in said:
+            # The same words under another heading (an API reference repeats a method's text for
+            # each class that has it): quoted once.
+            continue
+        said.add(_said(unit))
         home = next((g for g in groups if g.evidence == unit.evidence), None)
         lead_kind = home.leads[0].kind if home is not None else ""
         if (
@@ -608,6 +614,14 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     if words < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
         group.support.insert(0, same[at - 1])
     return group
+
+
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+
+
+def _said(unit: Unit) -> str:
+    """What a unit says, whatever its links point to."""
+    return " ".join(_LINK_TARGET.sub("]", unit.text).split()).lower()
 
 
 def _rest_of_cut(sentence: Unit, after: list[Unit]) -> list[Unit]:

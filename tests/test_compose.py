@@ -1460,3 +1460,24 @@ added and converted with every other one without surprises at run time."""
     assert "Never do things like this:" in text and "q1 + q2" in text, text
     # Alone, "Never do things like this:" does not say what not to do; the sentence before it does.
     assert "not supposed to operate between quantities" in text, text
+
+
+def test_the_same_words_under_two_headings_are_quoted_once():
+    """An API reference repeats a method's text for each class that has it; the answer says it once."""
+    pool = [
+        evidence(
+            f"/api.html#{owner}.try_unbind",
+            "API Reference",
+            f"{owner} › try_unbind",
+            f"try_unbind(*keys)\n\nLike [`unbind()`](/api.html#{owner}.unbind), but best effort: "
+            "missing keys are ignored.\n\nNew in version 18.2.0.",
+            score=score,
+            index=i,
+        )
+        for i, (owner, score) in enumerate(
+            [("structlog.BoundLoggerBase", 1.0), ("structlog.stdlib.BoundLogger", 0.95)]
+        )
+    ]
+    ask = query("What does try_unbind() do on a BoundLoggerBase and on a stdlib BoundLogger?")
+    text = rendered(compose(ask, pool))
+    assert text.count("but best effort: missing keys are ignored") == 1, text
