@@ -97,6 +97,14 @@ _QUANTITY = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"\d")
+# A question about a default ("what does lookup_field default to?", "the default ordering of
+# CursorPagination?", "¿el valor por defecto?") is answered by a unit that states one.
+_DEFAULT = re.compile(r"\bdefault|\bpor defecto\b|\bpredeterminad", re.I)
+_ASKS_DEFAULT = re.compile(
+    r"\b(what|which)\b[^?.]{0,40}(?<!by )\bdefaults?\b(?!_)|\bdefaults? to\b|"
+    r"\b(qu[eé]|cu[aá]l)\b[^?.]{0,40}\b(por defecto|predeterminad[oa])\b",
+    re.I,
+)
 # A question that asks where a file is kept ("where is the config file on Windows?", "which directory
 # holds the logs?") is answered by a unit that names a path ("C:\\ProgramData\\Tallyfox\\…",
 # `/etc/tallyfox/config.yaml`, `mkdocs.yml`), not by the sentences about the file. One question
@@ -433,6 +441,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     where = bool(_WHERE.search(query.message)) and len(asks(query.message)) < 2
     version = query.asks_version
     syntax = bool(_ASKS_FOR_STEPS.search(query.message))
+    default = bool(_ASKS_DEFAULT.search(query.message))
     dense = None
     if relevance is not None:
         texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in units]
@@ -502,6 +511,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         elif where and not _PATH.search(unit.text):
             score *= QUANTITY_PENALTY  # a place is asked: a unit that names no path does not answer
+        elif default and not (_DEFAULT.search(unit.text) or _DEFAULT.search(source.heading)):
+            score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
         if _VERSION_NOTE.match(unit.text) and not (query.temporal or version):

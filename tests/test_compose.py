@@ -19,7 +19,7 @@ from askdocs.edge_runtime.evidence import (
     assess,
     heading_names,
 )
-from askdocs.edge_runtime.extractive import _abbreviating, asks, compose, procedural
+from askdocs.edge_runtime.extractive import _ASKS_DEFAULT, _abbreviating, asks, compose, procedural
 from askdocs.edge_runtime.query import (
     Query,
     about_history,
@@ -1481,3 +1481,19 @@ def test_the_same_words_under_two_headings_are_quoted_once():
     ask = query("What does try_unbind() do on a BoundLoggerBase and on a stdlib BoundLogger?")
     text = rendered(compose(ask, pool))
     assert text.count("but best effort: missing keys are ignored") == 1, text
+
+
+def test_asked_for_a_default_the_sentence_that_states_one_leads():
+    cursor = """Cursor based pagination requires that there is a unique, unchanging ordering of items in the
+result set. This ordering might typically be a creation timestamp on the records, as this presents a
+consistent ordering to paginate against.
+
+- `page_size` = A numeric value indicating the page size. Defaults to the `PAGE_SIZE` setting.
+- `ordering` = This should be a string, or list of strings, indicating the field against which the
+cursor based pagination will be applied. Defaults to `'-created'`."""
+    pool = [evidence("/pagination/#cursorpagination", "Pagination", "CursorPagination", cursor)]
+    ask = query("What's the default ordering used by CursorPagination?")
+    composition = compose(ask, pool, relevance=favouring("This ordering might typically be"))
+    assert "Defaults to `'-created'`" in composition.parts[0].text, rendered(composition)
+    # "by default" says how something behaves, it does not ask for a default value.
+    assert not _ASKS_DEFAULT.search("In which version did redirects stop being followed by default?")
