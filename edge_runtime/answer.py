@@ -283,12 +283,15 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
             parts, True, mode, cited, None, case.confidence, list(case.investigation.checked), case.trace()
         )
     relevance = _relevance(docs.embedder, query.text, query.locale) if docs.embedder else None
+    relevance_to = _relevance_to(docs.embedder, query.locale) if docs.embedder else None
     found = case.investigation
     # Only this synthesiser reads the pages' outline: refusals and LLM answers never pay for it.
     noted = outline(
         docs.scope.corpus, found.opened, {e.url for e in found.evidence}, docs.scope.document_frequencies
     )
-    composition: Composition = compose(query, case.evidence, found.term_weights, relevance, noted)
+    composition: Composition = compose(
+        query, case.evidence, found.term_weights, relevance, noted, relevance_to=relevance_to
+    )
     if not composition.parts:
         return refuse(case, mode)
     if _only_the_contact_page(case, composition.cited[0]):
@@ -364,6 +367,16 @@ def citations(evidence: list[Evidence]) -> list[dict]:
         seen.add(item.url)
         out.append({"url": item.url, "title": item.label})
     return out
+
+
+def _relevance_to(embedder: QueryEmbedder, locale: str):
+    """Cosine of each text with another text (one ask of the question), as `_relevance`."""
+    model = embedder.embedder_for(locale)
+
+    def score(about: str, texts: list[str]) -> list[float]:
+        return [float(v) for v in model.similarity(embedder.vector(about, locale), texts)]
+
+    return score
 
 
 def _relevance(embedder: QueryEmbedder, text: str, locale: str):

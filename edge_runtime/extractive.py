@@ -354,6 +354,7 @@ def compose(
     term_weights: dict[str, float] | None = None,
     relevance: Callable[[list[str]], list[float]] | None = None,
     outline: list[Evidence] | tuple[Evidence, ...] = (),
+    relevance_to: Callable[[str, list[str]], list[float]] | None = None,
 ) -> Composition:
     """The answer's parts and the evidence it quotes (its citations).
 
@@ -390,7 +391,7 @@ def compose(
     terms_of = {id(u): t for u, t in zip(units, unit_terms, strict=True)}
     first = _group(ranked[0], units, query, stale, pool[ranked[0].evidence].kind)
     groups = [first]
-    second = _second_part(query, ranked, first, pool, terms_of, term_weights or {})
+    second = _second_part(query, ranked, first, pool, terms_of, term_weights or {}, relevance_to)
     if second is None:
         second = _same_page_part(ranked, first, pool)
     extra = ([second] if second is not None else []) + _named_parts(query, ranked, groups, second, pool)
@@ -752,7 +753,7 @@ def _same_page_part(ranked: list[Unit], first: _Group, pool) -> Unit | None:
     return None
 
 
-def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit | None:
+def _second_part(query, ranked, first: _Group, pool, terms_of, rarity, relevance_to=None) -> Unit | None:
     """The best unit holding what the first part leaves unanswered (a second fact, a second
     page), or the section the first part points to ("as described on [Networking](...)")."""
     key_terms = set(query.key_terms)
@@ -766,7 +767,7 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity) -> Unit |
     lead = first.leads[0]
     taken = {id(u) for u in first.units}
     ratio = SECOND_RATIO if _TWO_ASKS.search(query.message) else SECOND_RATIO_ONE_ASK
-    other = _other_ask(query, ranked, first, pool, terms_of, rarity, covered, taken)
+    other = _other_ask(query, ranked, first, pool, terms_of, rarity, covered, taken, relevance_to)
     if other is not None:
         return other
     if sum(weight[t] for t in missing) / total >= MISSING_SHARE:
@@ -815,6 +816,11 @@ _ASK_AFTER_CLAUSE = re.compile(
 )
 OTHER_ASK_COVER = 0.5  # a unit answers the other ask when it holds this share of its own words
 OTHER_ASK_RATIO = 0.25  # ... and scores at least this share of the lead
+# ... or, when no unit holds its words (a paraphrased ask), the unit the dense model finds closest to
+# that ask alone when it stands out this far (z over the evidence's units). Tuning: 1.5 / 2.0 / 2.5 ->
+# citation precision 0.843 / 0.849 / 0.851 (0.854 without), fact recall 0.781 / 0.783 / 0.780
+# (0.778); at 2.0 both gold pages of a two-page question are cited in 12 of 35, 9 without.
+OTHER_ASK_DENSE_Z = 2.0
 
 
 def asks(message: str) -> list[str]:
@@ -824,7 +830,9 @@ def asks(message: str) -> list[str]:
     return [p for p in pieces if p.endswith("?") or _ASK_START.match(p) or _ASK_AFTER_CLAUSE.search(p)]
 
 
-def _other_ask(query, ranked, first: _Group, pool, terms_of, rarity, covered, taken) -> Unit | None:
+def _other_ask(
+    query, ranked, first: _Group, pool, terms_of, rarity, covered, taken, relevance_to=None
+) -> Unit | None:
     """When the question asks two things and the first part answers one of them: the best unit
     holding most of the words only the other ask uses (a long question's second ask is a small
     share of all its words, too small for the whole-question measure in `_second_part`)."""
@@ -864,7 +872,23 @@ def _other_ask(query, ranked, first: _Group, pool, terms_of, rarity, covered, ta
             and (not quantity[at] or _NUMBER.search(unit.text))
         ):
             return unit
-    return None
+    if relevance_to is None:
+        return None
+    # A paraphrased ask holds few of its own words anywhere: the unit the dense model finds
+    # closest to that ask alone, when it stands out among the evidence's units.
+    candidates = [
+        u
+        for u in ranked
+        if id(u) not in taken
+        and pool[u.evidence].score >= SECOND_EVIDENCE
+        and (not quantity[at] or _NUMBER.search(u.text))
+    ]
+    if len(candidates) < 3:
+        return None
+    texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in candidates]
+    dense = _standardized(relevance_to(parts[at], texts))
+    best = max(range(len(candidates)), key=lambda i: dense[i])
+    return candidates[best] if dense[best] >= OTHER_ASK_DENSE_Z else None
 
 
 def _named_parts(

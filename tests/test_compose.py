@@ -1497,3 +1497,39 @@ cursor based pagination will be applied. Defaults to `'-created'`."""
     assert "Defaults to `'-created'`" in composition.parts[0].text, rendered(composition)
     # "by default" says how something behaves, it does not ask for a default value.
     assert not _ASKS_DEFAULT.search("In which version did redirects stop being followed by default?")
+
+
+def test_a_paraphrased_second_ask_is_answered_from_the_unit_closest_to_it_alone():
+    """Two asks, the second in words no page uses: the dense model, asked about that ask alone,
+    finds the unit that answers it, and both pages are cited."""
+    mount = evidence(
+        "/usage/mount.html#description",
+        "borg mount",
+        "Description",
+        "This command mounts an archive as a FUSE filesystem. This can be useful for browsing an archive "
+        "or restoring individual files. To allow a regular user to use fstab entries, add the user option.",
+    )
+    umount = evidence(
+        "/usage/umount.html#description",
+        "borg umount",
+        "Description",
+        "This command un-mounts a FUSE filesystem that was mounted with borg mount. This is a convenience "
+        "wrapper that just calls the platform-specific shell command, usually fusermount -u or umount.",
+        score=0.8,
+        index=1,
+    )
+    extra = [
+        evidence(f"/usage/other{i}.html", "Other", f"Other {i}", f"Archives are listed with borg list, {i}.")
+        for i in range(6)
+    ]
+    ask = query("How do I browse an archive as a FUSE filesystem, and how do I detach it again afterwards?")
+
+    def closest_to(about: str, texts: list[str]) -> list[float]:
+        assert about == "how do I detach it again afterwards?"
+        return [1.0 if "un-mounts" in t else 0.0 for t in texts]
+
+    alone = compose(ask, [mount, umount, *extra])
+    assert [e.url for e in alone.cited] == ["/usage/mount.html#description"], rendered(alone)
+    both = compose(ask, [mount, umount, *extra], relevance_to=closest_to)
+    assert [e.url for e in both.cited] == ["/usage/mount.html#description", "/usage/umount.html#description"]
+    assert "un-mounts a FUSE filesystem" in rendered(both)
