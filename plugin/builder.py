@@ -292,7 +292,7 @@ class IndexBuilder:
             (_CANONICAL if raw.url == page.url else 0)
             | (_RESTRICTED if page.groups else 0)
             | (_KIND_PAGE if page.kind == "page" else 0)
-            | (_CHANGELOG_TITLE if _CHANGELOG.search(page.title) else 0)
+            | (_CHANGELOG_TITLE if is_changelog(page.title, page.headings) else 0)
             | (_SUPPORT if is_support_page(page.url, page.title) else 0)
             | (_LINK_INDEX if link_index(page) else 0)
         )
@@ -878,6 +878,22 @@ _CHANGELOG = re.compile(
     r"notas de (la )?versi[oó]n|historial de cambios|registro de cambios)\b",
     re.I,
 )
+# A release's heading: a short one that names a version ("Version 1.1.4 (2017-12-31)", "0.28.0",
+# "2.5.0b1 - 2024-03-01").
+_RELEASE_HEADING = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?\b", re.I)
+RELEASE_HEADINGS = 5  # ... this many, at least half of the page's section headings: a changelog
+
+
+def is_changelog(title: str, headings) -> bool:
+    """A page of release notes: titled so ("Changelog", "Release notes", "Novedades"), unless its
+    sections say otherwise (three or more, none a release: "Minimum Required Changes" is a
+    migration guide); or, whatever its title, its sections are releases (BorgBackup's "Important
+    notes", Cookiecutter's "History")."""
+    sections = [h.text for h in headings if h.level >= 2]
+    releases = sum(1 for text in sections if len(text.split()) <= 6 and _RELEASE_HEADING.search(text))
+    if _CHANGELOG.search(title):
+        return releases > 0 or len(sections) < 3
+    return releases >= RELEASE_HEADINGS and releases * 2 >= len(sections)
 
 
 class _progress:

@@ -556,3 +556,30 @@ def test_pelican_site(tmp_path, model_info):
     assert not (output / "ideas.md").exists() and not (output / "on-call-secrets.md").exists()
     assert next(p for p in shards.pages if p.url == "/tuning-the-scheduler.html").lastmod == "2026-03-04"
     assert _suggestions(output)["en"]["questions"] == ["When does the scheduler run?"]
+
+
+def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, model_info):
+    """Release notes under another title ("Important notes", "History") are a changelog because
+    their sections are releases; a page titled "…Changes" whose sections are not is a page."""
+
+    def page(title: str, sections: list[str]) -> str:
+        body = "".join(
+            f"<h2>{s}</h2><p>The gizmo scheduler notes for {s}: batch jobs run at night.</p>"
+            for s in sections
+        )
+        head = f"<html lang='en'><head><title>{title}</title></head>"
+        return f"{head}<body><main><h1>{title}</h1>{body}</main></body></html>"
+
+    site = tmp_path / "notes"
+    site.mkdir()
+    releases = [f"Version 1.{n}.0 (2024-0{n}-01)" for n in range(1, 7)]
+    (site / "index.html").write_text(page("Gizmo", ["Install", "Usage"]))
+    (site / "important.html").write_text(page("Important notes", ["Security notice", *releases]))
+    (site / "history.html").write_text(page("History", releases))
+    (site / "changelog.html").write_text(page("Changelog", releases[:2]))
+    (site / "minimum.html").write_text(page("Minimum Required Changes", ["Imports", "Commands", "Settings"]))
+    askdocs("build", str(site), "-q")
+    kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
+    assert kinds["/important.html"] == "changelog" and kinds["/history.html"] == "changelog"
+    assert kinds["/changelog.html"] == "changelog"  # its title says so, and its sections agree
+    assert kinds["/minimum.html"] == "page" and kinds["/"] == "page"
