@@ -282,8 +282,8 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
         return Answer(
             parts, True, mode, cited, None, case.confidence, list(case.investigation.checked), case.trace()
         )
-    relevance = _relevance(docs.embedder, query.text, query.locale) if docs.embedder else None
     relevance_to = _relevance_to(docs.embedder, query.locale) if docs.embedder else None
+    relevance = functools.partial(relevance_to, query.text) if relevance_to else None
     found = case.investigation
     # Only this synthesiser reads the pages' outline: refusals and LLM answers never pay for it.
     noted = outline(
@@ -370,20 +370,11 @@ def citations(evidence: list[Evidence]) -> list[dict]:
 
 
 def _relevance_to(embedder: QueryEmbedder, locale: str):
-    """Cosine of each text with another text (one ask of the question), as `_relevance`."""
+    """Cosine of each text with another (the question, or one of its asks), with the locale's own
+    model."""
     model = embedder.embedder_for(locale)
 
     def score(about: str, texts: list[str]) -> list[float]:
         return [float(v) for v in model.similarity(embedder.vector(about, locale), texts)]
-
-    return score
-
-
-def _relevance(embedder: QueryEmbedder, text: str, locale: str):
-    """Cosine of each text with the question, with the locale's own model (batched)."""
-    model = embedder.embedder_for(locale)
-
-    def score(texts: list[str]) -> list[float]:
-        return [float(v) for v in model.similarity(embedder.vector(text, locale), texts)]
 
     return score

@@ -403,11 +403,12 @@ def compose(
         extra.append(naming)
     said = {_said(u) for u in first.units}
     for unit in extra:
-        if _said(unit) in said:
+        words = _said(unit)
+        if words in said:
             # The same words under another heading (an API reference repeats a method's text for
             # each class that has it): quoted once.
             continue
-        said.add(_said(unit))
+        said.add(words)
         home = next((g for g in groups if g.evidence == unit.evidence), None)
         lead_kind = home.leads[0].kind if home is not None else ""
         if (
@@ -445,8 +446,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     default = bool(_ASKS_DEFAULT.search(query.message))
     dense = None
     if relevance is not None:
-        texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in units]
-        dense = _standardized(relevance(texts))
+        dense = _standardized(relevance([_relevance_text(pool, u) for u in units]))
     frequency: dict[str, int] = {}
     for terms in unit_terms:
         for t in terms & key_terms:
@@ -541,6 +541,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
 
 def _heading(evidence: Evidence) -> str:
     return evidence.heading.split(" › ")[-1]
+
+
+def _relevance_text(pool, unit: Unit) -> str:
+    """What the dense model reads of a unit: its section's heading, then its text."""
+    return f"{_heading(pool[unit.evidence])}: {unit.text}"[:RELEVANCE_CHARS]
 
 
 def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:
@@ -885,8 +890,7 @@ def _other_ask(
     ]
     if len(candidates) < 3:
         return None
-    texts = [f"{_heading(pool[u.evidence])}: {u.text}"[:RELEVANCE_CHARS] for u in candidates]
-    dense = _standardized(relevance_to(parts[at], texts))
+    dense = _standardized(relevance_to(parts[at], [_relevance_text(pool, u) for u in candidates]))
     best = max(range(len(candidates)), key=lambda i: dense[i])
     return candidates[best] if dense[best] >= OTHER_ASK_DENSE_Z else None
 

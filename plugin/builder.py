@@ -172,7 +172,7 @@ class BuildReport:
 _CANONICAL = 1  # its own URL is the one it is indexed under (rel=canonical duplicates lose to it)
 _RESTRICTED = 2
 _KIND_PAGE = 4  # kind "page": may be marked a listing or a changelog
-_CHANGELOG_TITLE = 8
+_CHANGELOG_PAGE = 8  # release notes, by title or by sections (is_changelog)
 _SUPPORT = 16  # the site's support page (shards.is_support_page)
 _LINK_INDEX = 32  # mostly links: a listing (see listings.link_index)
 
@@ -292,7 +292,7 @@ class IndexBuilder:
             (_CANONICAL if raw.url == page.url else 0)
             | (_RESTRICTED if page.groups else 0)
             | (_KIND_PAGE if page.kind == "page" else 0)
-            | (_CHANGELOG_TITLE if is_changelog(page.title, page.headings) else 0)
+            | (_CHANGELOG_PAGE if is_changelog(page.title, page.headings) else 0)
             | (_SUPPORT if is_support_page(page.url, page.title) else 0)
             | (_LINK_INDEX if link_index(page) else 0)
         )
@@ -510,7 +510,7 @@ class IndexBuilder:
         page = _unspilled(self._records.read(self._at[int(site.slots[position])]))
         if site.listing[position]:
             page.kind = "listing"
-        elif site.flags[position] & _KIND_PAGE and site.flags[position] & _CHANGELOG_TITLE:
+        elif site.flags[position] & _KIND_PAGE and site.flags[position] & _CHANGELOG_PAGE:
             # Changelogs mention every identifier ever touched; search weighs them apart.
             page.kind = "changelog"
         if page.lastmod is None and page.url in site.dates:
