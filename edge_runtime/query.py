@@ -338,8 +338,15 @@ _AFTER_FLAG = frozenset(_AFTER_FLAG_WORDS.split())
 _SHORT_FLAG = re.compile(r"-[a-z]")
 
 
+# A version number ("2.0") names one release: as a substring it is in "2.12.0", "12.0" and
+# "2.0b1" too. It counts standing alone, written bare or as "v2.0", and not inside a longer one.
+_VERSION_TOKEN = re.compile(r"\d+(\.\d+)+")
+
+
 @cache
 def _alone(token: str) -> re.Pattern:
+    if _VERSION_TOKEN.fullmatch(token):
+        return re.compile(rf"(?:(?<![\w.-])|(?<=^v)|(?<=[^\w.-]v)){re.escape(token)}(?!\w|\.\d)")
     return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])")
 
 
@@ -348,12 +355,14 @@ def identifier_pattern(token: str) -> str:
     does."""
     if _SHORT_FLAG.fullmatch(token):
         return rf"(?:^|[^\w-]){re.escape(token)}(?:[^\w-]|$)"
+    if _VERSION_TOKEN.fullmatch(token):
+        return rf"(?:^|[^\w.-]|(?:^|[^\w.-])v){re.escape(token)}(?:[^\w.]|\.(?:[^\d]|$)|$)"
     return re.escape(token)
 
 
 def mentions(lowered: str, token: str) -> bool:
     """Whether a lowercased text holds an identifier of the question (`identifier_tokens`)."""
-    if _SHORT_FLAG.fullmatch(token):
+    if _SHORT_FLAG.fullmatch(token) or _VERSION_TOKEN.fullmatch(token):
         return _alone(token).search(lowered) is not None
     return token in lowered
 

@@ -1309,6 +1309,12 @@ def favouring(marker: str):
     return lambda texts: [1.0 if marker in t else 0.0 for t in texts]
 
 
+def cosines(rated: dict[str, float], rest: float = 0.5):
+    """A stand-in for the dense model: the cosine of the units holding each marker, `rest` for
+    the others (close, as a real model's are)."""
+    return lambda texts: [next((c for m, c in rated.items() if m in t), rest) for t in texts]
+
+
 def test_a_version_note_that_names_the_parameter_does_not_say_what_it_does():
     ask = query("What does the pass_foreign_args parameter of structlog.stdlib.ProcessorFormatter do?")
     pool = [
@@ -1533,3 +1539,82 @@ def test_a_paraphrased_second_ask_is_answered_from_the_unit_closest_to_it_alone(
     both = compose(ask, [mount, umount, *extra], relevance_to=closest_to)
     assert [e.url for e in both.cited] == ["/usage/mount.html#description", "/usage/umount.html#description"]
     assert "un-mounts a FUSE filesystem" in rendered(both)
+
+
+PREBUILD = """## prebuild_index
+
+Optionally generates a pre-built index of all pages, which provides some performance improvements
+for larger sites. Set to `true` to enable.
+
+WARNING: This option requires that Node.js be installed and the command `node` be on the system path.
+
+However, for larger sites (hundreds of pages), the bandwidth increase is relatively small and your
+users will notice a significant improvement in search performance."""
+
+
+def test_the_asked_word_the_section_heading_leaves_out_picks_the_sentence():
+    pool = [
+        evidence(
+            "/user-guide/configuration/#prebuild_index",
+            "Configuration",
+            "plugins › Search › prebuild_index",
+            PREBUILD,
+        )
+    ]
+    ask = query("What does the search plugin's prebuild_index option need installed to work?")
+    # The dense model rates the sentence about search performance highest; the heading already
+    # says "search", "plugin" and "prebuild_index", and only one sentence says "installed".
+    composition = compose(ask, pool, relevance=cosines({"search performance": 0.62, "Node.js": 0.55}))
+    assert "requires that Node.js be installed" in composition.parts[0].text, rendered(composition)
+
+
+EXIT_CODES = """## Exit codes
+
+| Code | Meaning |
+| --- | --- |
+| `0` | Success. |
+| `1` | General failure; the message names a `TFX-` error code. |
+| `4` | The server could not be reached. |
+| `5` | Authentication failed: missing, expired or revoked token. |
+| `7` | Another process holds the data directory lock. |"""
+
+ERROR_CODES = """## Error codes
+
+Tallyfox reports problems with codes of the form `TFX-NNNN`. The first digit tells you the area."""
+
+
+def test_a_number_the_question_states_finds_the_row_it_looks_up():
+    pool = [
+        evidence("/errors/", "Error codes", "Error codes", ERROR_CODES),
+        evidence("/cli/#exit-codes", "CLI reference", "Exit codes", EXIT_CODES, 0.9, 1),
+    ]
+    composition = compose(
+        query("tallyfox exited with code 7. What does that mean?"),
+        pool,
+        relevance=cosines({"codes of the form": 0.6, "Exit codes": 0.55}),
+    )
+    lead = composition.parts[0].text
+    assert "data directory lock" in lead, rendered(composition)
+    assert "Authentication failed" not in rendered(composition)
+
+
+RELEASES = {
+    "v2.12.0 (2025-10-07)": "This is the final 2.12 release, with the work of 20 external contributors.",
+    "v2.0.3 (2023-07-05)": "Fix a regression in the handling of generic models.",
+    "v2.0 (2023-06-30)": "Pydantic V2 is here! See this post for more details.",
+}
+
+
+def test_a_version_number_names_one_release_not_every_release_that_contains_its_digits():
+    assert mentions("v2.0 (2023-06-30)", "2.0") and mentions("pydantic 2.0, released", "2.0")
+    for other in ("v2.12.0 (2025-10-07)", "2.0.3", "1.2.0", "2.0b1"):
+        assert not mentions(other, "2.0"), other
+        assert not re.search(identifier_pattern("2.0"), other), other
+    assert re.search(identifier_pattern("2.0"), "v2.0 (2023-06-30)")
+    pool = [
+        evidence(f"/changelog/#{i}", "Changelog", heading, text, 1.0 - 0.1 * i, i, "changelog")
+        for i, (heading, text) in enumerate(RELEASES.items())
+    ]
+    ask = replace(query("On what date was Pydantic 2.0 released?"), temporal=True)
+    composition = compose(ask, pool)
+    assert composition.cited[0].heading == "v2.0 (2023-06-30)", rendered(composition)
