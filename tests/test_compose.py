@@ -1598,7 +1598,7 @@ def test_a_number_the_question_states_finds_the_row_it_looks_up():
     assert "Authentication failed" not in rendered(composition)
 
 
-RELEASES = {
+V2_RELEASES = {
     "v2.12.0 (2025-10-07)": "This is the final 2.12 release, with the work of 20 external contributors.",
     "v2.0.3 (2023-07-05)": "Fix a regression in the handling of generic models.",
     "v2.0 (2023-06-30)": "Pydantic V2 is here! See this post for more details.",
@@ -1613,7 +1613,7 @@ def test_a_version_number_names_one_release_not_every_release_that_contains_its_
     assert re.search(identifier_pattern("2.0"), "v2.0 (2023-06-30)")
     pool = [
         evidence(f"/changelog/#{i}", "Changelog", heading, text, 1.0 - 0.1 * i, i, "changelog")
-        for i, (heading, text) in enumerate(RELEASES.items())
+        for i, (heading, text) in enumerate(V2_RELEASES.items())
     ]
     ask = replace(query("On what date was Pydantic 2.0 released?"), temporal=True)
     composition = compose(ask, pool)
