@@ -1618,3 +1618,45 @@ def test_a_version_number_names_one_release_not_every_release_that_contains_its_
     ask = replace(query("On what date was Pydantic 2.0 released?"), temporal=True)
     composition = compose(ask, pool)
     assert composition.cited[0].heading == "v2.0 (2023-06-30)", rendered(composition)
+
+
+ORG_PAGES = """## Organization and User Pages
+
+User and Organization Pages sites are not tied to a specific project, and the site files are
+deployed to the `master` branch in a dedicated repository named with the GitHub account name.
+Therefore, you need working copies of two repositories on your local system:
+
+```sh
+cd ../orgname.github.io/
+mkdocs gh-deploy --config-file ../my-project/mkdocs.yml --remote-branch master
+```"""
+
+REMOTE_NAME = """## remote_name
+
+Set the remote name to push to when using `gh-deploy` to deploy to GitHub Pages.
+
+**default**: `origin`"""
+
+
+def test_the_other_ask_is_answered_by_what_the_first_part_says_not_by_its_code_s_words():
+    pool = [
+        evidence(
+            "/user-guide/deploying-your-docs/#organization-and-user-pages",
+            "Deploying your docs",
+            "Organization and User Pages",
+            ORG_PAGES,
+        ),
+        evidence(
+            "/user-guide/configuration/#remote_name", "Configuration", "remote_name", REMOTE_NAME, 0.9, 1
+        ),
+    ]
+    ask = query(
+        "For our organization's GitHub Pages site, what exact command do I run from the pages repository, "
+        "and which config setting changes the git remote that gh-deploy pushes to?"
+    )
+    composition = compose(ask, pool)
+    text = rendered(composition)
+    # The command's `--config-file` and `--remote-branch` hold the second ask's words; the setting
+    # that answers it is `remote_name`.
+    assert "mkdocs gh-deploy --config-file" in text and "Set the remote name to push to" in text, text
+    assert [e.url for e in composition.cited][-1] == "/user-guide/configuration/#remote_name"
