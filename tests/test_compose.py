@@ -1660,3 +1660,68 @@ def test_the_other_ask_is_answered_by_what_the_first_part_says_not_by_its_code_s
     # that answers it is `remote_name`.
     assert "mkdocs gh-deploy --config-file" in text and "Set the remote name to push to" in text, text
     assert [e.url for e in composition.cited][-1] == "/user-guide/configuration/#remote_name"
+
+
+def test_an_ask_that_says_only_that_is_read_with_the_statement_before_it():
+    message = (
+        "I need email address fields. What do I install for that, and on AWS Lambda I then get "
+        "'No package metadata was found for email-validator' - how do I fix that?"
+    )
+    assert asks(message)[0] == "What do I install for that"
+    assert asks(message, "en")[0] == "I need email address fields. What do I install for that"
+    # An ask that names what it is about keeps its own words only.
+    assert (
+        asks("I run it on Windows. Where is the config file kept, and what is the service called?", "en")[0]
+        == "Where is the config file kept"
+    )
+
+
+LAMBDA = """## No package metadata was found for email-validator
+
+Pydantic uses `version` from `importlib.metadata` to check what version of `email-validator` is
+installed. This package versioning mechanism is somewhat incompatible with AWS Lambda, even
+though it's the industry standard for versioning packages in Python.
+
+There are a few ways to fix this issue: include the `dist-info` directory of the package in
+your `.zip` archive, or set `slim: false` in your serverless configuration."""
+
+OPTIONAL = """## Optional dependencies
+
+Pydantic has the following optional dependencies:
+
+- `email`: Email validation provided by the email-validator package.
+- `timezone`: Fallback IANA time zone database provided by the tzdata package.
+
+Other types live in the separate `pydantic-extra-types` package. The settings management moved to
+`pydantic-settings`. Both are installed on their own.
+
+To install optional dependencies along with Pydantic, use `pip install 'pydantic[email]'`."""
+
+
+def test_a_two_part_question_whose_first_ask_says_that_is_answered_from_both_pages():
+    pool = [
+        evidence(
+            "/integrations/aws_lambda/#no-package-metadata",
+            "AWS Lambda",
+            "No package metadata was found for email-validator",
+            LAMBDA,
+        ),
+        evidence(
+            "/install/#optional-dependencies", "Installation", "Optional dependencies", OPTIONAL, 0.85, 1
+        ),
+    ]
+    ask = query(
+        "I need email address fields. What do I install for that, and on AWS Lambda I then get "
+        "'No package metadata was found for email-validator' - how do I fix that?"
+    )
+
+    # The dense model, asked about the ask alone, finds the install line only when the ask is read
+    # with what "that" is (email fields): "What do I install for that" alone is about nothing.
+    def relevance_to(about: str, texts: list[str]) -> list[float]:
+        rated = {"pip install 'pydantic[email]'": 0.8} if "email" in about else {}
+        return cosines(rated, 0.4)(texts)
+
+    composition = compose(ask, pool, relevance_to=relevance_to)
+    assert {e.page_url for e in composition.cited} == {"/integrations/aws_lambda/", "/install/"}, rendered(
+        composition
+    )
