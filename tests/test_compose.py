@@ -1725,3 +1725,26 @@ def test_a_two_part_question_whose_first_ask_says_that_is_answered_from_both_pag
     assert {e.page_url for e in composition.cited} == {"/integrations/aws_lambda/", "/install/"}, rendered(
         composition
     )
+
+
+LOGGING = (
+    "## Logging\n\n"
+    "- `--log-config <path>` - Logging configuration file. **Options:** `dictConfig()` formats: .json, "
+    ".yaml. Any other format will be processed with `fileConfig()`.\n"
+    "- `--log-level <str>` - Set the log level. **Options:** 'critical', 'error', 'warning', 'info', "
+    "'debug', 'trace'. **Default:** 'info'.\n"
+    "- `--no-access-log` - Disable access log only, without changing log level.\n"
+    "- `--use-colors / --no-use-colors` - Enable / disable colorized formatting of the log records.\n"
+    "- If you wish to use a YAML file for your logging config, you will need to include PyYAML as a "
+    "dependency for your project or install uvicorn with the `[standard]` optional extras."
+)
+
+
+def test_an_item_of_the_lead_s_list_that_answers_nearly_as_well_is_quoted_with_it():
+    pool = [evidence("/settings/#logging", "Settings", "Logging", LOGGING)]
+    composition = compose(
+        query("uvicorn log config yaml"), pool, relevance=cosines({"YAML file": 0.66, "--log-config": 0.64})
+    )
+    text = rendered(composition)
+    assert "include PyYAML" in text and "`--log-config <path>`" in text, text
+    assert "--no-access-log" not in text
