@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from askdocs.edge_runtime.conversation import ChatRequest, Turn, escalation_reason, search_query
 from askdocs.edge_runtime.rarity import WORD_MIN_LETTERS, known_words
@@ -343,7 +343,7 @@ _SHORT_FLAG = re.compile(r"-[a-z]")
 _VERSION_TOKEN = re.compile(r"\d+(\.\d+)+")
 
 
-@cache
+@lru_cache(maxsize=512)  # keyed by readers' tokens: bounded, whatever they send
 def _alone(token: str) -> re.Pattern:
     if _VERSION_TOKEN.fullmatch(token):
         return re.compile(rf"(?:(?<![\w.-])|(?<=^v)|(?<=[^\w.-]v)){re.escape(token)}(?!\w|\.\d)")

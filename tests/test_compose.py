@@ -1748,3 +1748,11 @@ def test_an_item_of_the_lead_s_list_that_answers_nearly_as_well_is_quoted_with_i
     text = rendered(composition)
     assert "include PyYAML" in text and "`--log-config <path>`" in text, text
     assert "--no-access-log" not in text
+
+
+def test_the_patterns_for_readers_version_numbers_are_bounded_in_memory():
+    from askdocs.edge_runtime.query import _alone
+
+    for i in range(3000):
+        assert mentions(f"released as v{i}.0 today", f"{i}.0")
+    assert _alone.cache_info().currsize <= 512
