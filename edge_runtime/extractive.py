@@ -684,7 +684,7 @@ def _framing(same: list[Unit], at: int) -> list[Unit]:
 
 def _answering_as_well(lead: Unit, others: list[Unit], limit: int, ratio: float = ROW_RATIO) -> list[Unit]:
     """At most `limit` of `others` (rows of the lead's table, items of its list) scoring at least
-    ROW_RATIO of the lead, the best ones, in the docs' order."""
+    `ratio` of the lead, the best ones, in the docs' order."""
     chosen = [u for u in sorted(others, key=lambda u: -u.score) if u.score >= ratio * lead.score]
     return sorted(chosen[:limit], key=lambda u: u.order)
 
@@ -871,14 +871,17 @@ def asks(message: str, locale: str | None = None) -> list[str]:
     pieces = [p.strip() for p in _ASK_SPLIT.split(message) if p and p.strip()]
     out = []
     for i, piece in enumerate(pieces):
-        if not (piece.endswith("?") or _ASK_START.match(piece) or _ASK_AFTER_CLAUSE.search(piece)):
+        if not _is_ask(piece):
             continue
-        if locale is not None and i > 0 and len(key_terms(locale, piece)) <= CONTEXT_TERMS:
-            before = pieces[i - 1]
-            if not (before.endswith("?") or _ASK_START.match(before) or _ASK_AFTER_CLAUSE.search(before)):
-                piece = f"{before} {piece}"
+        context = i > 0 and locale is not None and not _is_ask(pieces[i - 1])
+        if context and len(key_terms(locale, piece)) <= CONTEXT_TERMS:
+            piece = f"{pieces[i - 1]} {piece}"
         out.append(piece)
     return out
+
+
+def _is_ask(piece: str) -> bool:
+    return piece.endswith("?") or bool(_ASK_START.match(piece) or _ASK_AFTER_CLAUSE.search(piece))
 
 
 def _other_ask(
