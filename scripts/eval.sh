@@ -11,7 +11,7 @@
 #   rendered -doc packages, fetched by scripts/fetch_fresh.sh), and the new-user set
 #   new-user sets newuser/vdirsyncer, newuser/cmd2, newuser/black, newuser/cookiecutter and
 #   newuser/doit (or `newuser`; fetched the same way), and the follow-ups written blind on six
-#   of those sites (`followups`), and the blind sets blind/structlog and blind/pint (or `blind`).
+#   of those sites (`followups`), and the blind sets blind/structlog, blind/pint and blind/celery (or `blind`).
 #   Flask, Click and Marshmallow are Sphinx sites: each is built in its own virtualenv
 #   under .artifacts/ with the versions its evals/corpora/NAME/BUILD.md pins.
 set -euo pipefail
@@ -28,7 +28,7 @@ for arg in "$@"; do
     heldout) SETS+=(heldout/starlette heldout/flask heldout/click heldout/marshmallow) ;;
     fresh) SETS+=(fresh/drf fresh/borg fresh/knot-resolver) ;;
     newuser) SETS+=(newuser/vdirsyncer newuser/cmd2 newuser/black newuser/cookiecutter newuser/doit) ;;
-    blind) SETS+=(blind/structlog blind/pint) ;;
+    blind) SETS+=(blind/structlog blind/pint blind/celery) ;;
     followups) SETS+=(followups/borg followups/drf followups/knot-resolver followups/vdirsyncer followups/click followups/flask) ;;
     *) SETS+=("$arg") ;;
   esac
@@ -73,7 +73,7 @@ build() {
       sphinx_site marshmallow sphinx==8.2.3 alabaster==1.0.0 docutils==0.21.2 Pygments==2.21.0 Jinja2==3.1.6 \
         autodocsumm==0.2.15 sphinx-issues==6.0.0 marshmallow==4.4.0
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
-    drf|borg|knot-resolver|vdirsyncer|cmd2|black|cookiecutter|doit|structlog|pint)  # already rendered: Debian's -doc packages
+    drf|borg|knot-resolver|vdirsyncer|cmd2|black|cookiecutter|doit|structlog|pint|celery)  # already rendered: Debian's -doc packages
       OUT="$OUT" scripts/fetch_fresh.sh "$corpus"
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
     site_example)

@@ -7,7 +7,7 @@
 #   `generators` sites, which benchmarks/generators_bench.py reads: celery dask vdirsyncer
 #   diffutils lmdb asciidoctor (of those only vdirsyncer has questions: evals/newuser/), and the
 #   other new-user sites: cmd2 black cookiecutter doit (`newuser` fetches all five), and the
-#   blind sites structlog pint (`blind`, evals/blind/)
+#   blind sites structlog pint celery (`blind`, evals/blind/; celery is a `generators` site too)
 # Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
 # .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
 # JS/CSS/fonts shared from other Debian packages) are dropped.
@@ -40,7 +40,7 @@ for arg in "$@"; do
   case "$arg" in
     generators) NAMES+=("${GENERATORS[@]}") ;;
     newuser) NAMES+=(vdirsyncer cmd2 black cookiecutter doit) ;;
-    blind) NAMES+=(structlog pint) ;;
+    blind) NAMES+=(structlog pint celery) ;;
     *) NAMES+=("$arg") ;;
   esac
 done
