@@ -489,10 +489,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
-        said = {t: query.weight(t) * rarity.get(t, 1.0) / math.sqrt(frequency[t]) for t in matched}
-        score = sum(said.values())
+        counts = {t: query.weight(t) * rarity.get(t, 1.0) / math.sqrt(frequency[t]) for t in matched}
+        score = sum(counts.values())
         if heading_share[unit.evidence] >= RESIDUAL_HEADING_SHARE:
-            score += RESIDUAL_WEIGHT * sum(w for t, w in said.items() if t not in headings[unit.evidence])
+            score += RESIDUAL_WEIGHT * sum(w for t, w in counts.items() if t not in headings[unit.evidence])
         # The section heading speaks for its body ("## TFX-2210" then "Batch too large."), and
         # names what the section is about ("## Register an endpoint").
         score += HEADING_WEIGHT * sum(
@@ -787,9 +787,10 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity, relevance
     """The best unit holding what the first part leaves unanswered (a second fact, a second
     page), or the section the first part points to ("as described on [Networking](...)")."""
     key_terms = set(query.key_terms)
-    covered = set().union(*(terms_of[id(u)] for u in first.units)) | _terms(
-        query.locale, pool[first.evidence].heading
-    )
+    heading = _terms(query.locale, pool[first.evidence].heading)
+    # What the first part says in prose, and with its code too.
+    stated = heading.union(*(terms_of[id(u)] for u in first.units if u.kind != "code"))
+    covered = stated.union(*(terms_of[id(u)] for u in first.units if u.kind == "code"))
     # Terms the docs never use cannot be answered by any part: they do not count as missing.
     weight = {t: rarity.get(t, 1.0) for t in key_terms if t in rarity or not rarity}
     total = sum(weight.values()) or 1.0
@@ -797,12 +798,10 @@ def _second_part(query, ranked, first: _Group, pool, terms_of, rarity, relevance
     lead = first.leads[0]
     taken = {id(u) for u in first.units}
     ratio = SECOND_RATIO if _TWO_ASKS.search(query.message) else SECOND_RATIO_ONE_ASK
-    # An ask is answered by what the first part says, not by the words of its code: a command's
+    # An ask is answered by what the first part states, not by the words of its code: a command's
     # `--config-file` and `--remote-branch` do not say which setting changes the remote. Tuning:
     # one answer changed, gaining its other ask's fact (b-mkdocs-13; two-page facts 0.620 -> 0.635).
-    said = set().union(*(terms_of[id(u)] for u in first.units if u.kind != "code"))
-    said |= _terms(query.locale, pool[first.evidence].heading)
-    other = _other_ask(query, ranked, first, pool, terms_of, rarity, said, taken, relevance_to)
+    other = _other_ask(query, ranked, first, pool, terms_of, rarity, stated, taken, relevance_to)
     if other is not None:
         return other
     if sum(weight[t] for t in missing) / total >= MISSING_SHARE:
