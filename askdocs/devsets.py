@@ -91,7 +91,9 @@ FOLLOW_UPS = tuple(
 # (evals/blind/README.md); measured once when they were added. Only measured, never tuned on.
 # Stop 41 added a third, larger one (Celery 5.2.6, 217 pages, Sphinx with its API reference), written
 # the same way: the first set of that size on the generator most untuned sites use.
-BLIND = tuple(DevSet(name, name, (f"blind/{name}.jsonl",), "blind") for name in ("structlog", "pint", "celery"))
+BLIND = tuple(
+    DevSet(name, name, (f"blind/{name}.jsonl",), "blind") for name in ("structlog", "pint", "celery")
+)
 GROUPS = {
     "tuning": TUNING,
     "held-out": HELD_OUT,
