@@ -1,7 +1,7 @@
 """The development question sets, in two groups that never mix.
 
-`TUNING` sets (site_example, httpx, FastAPI en+es, MkDocs, Uvicorn, Pydantic)
-are the only ones any weight, threshold or model in askdocs is fitted or chosen
+`TUNING` sets (site_example, httpx, FastAPI en+es, MkDocs, Uvicorn, Pydantic;
+since stop 42 pytest, Scrapy and Tornado, Sphinx sites) are the only ones any weight, threshold or model in askdocs is fitted or chosen
 on (scripts/fit_rerank.py, scripts/fit_confidence.py, scripts/tune_answers.py),
 always leave one corpus out. `HELD_OUT` sets (Starlette, Flask, Click,
 Marshmallow: MkDocs and Sphinx sites, questions by four authors who never saw
@@ -54,6 +54,12 @@ TUNING = (
     DevSet("mkdocs", "mkdocs", ("mkdocs.a.jsonl", "mkdocs.b.jsonl"), "tuning"),
     DevSet("uvicorn", "uvicorn", ("uvicorn.a.jsonl", "uvicorn.b.jsonl"), "tuning"),
     DevSet("pydantic", "pydantic", ("pydantic.a.jsonl", "pydantic.b.jsonl"), "tuning"),
+    # Stop 42: three Sphinx sites from Debian's rendered -doc packages (scripts/fetch_fresh.sh
+    # sphinx-tuning), 45 questions each by helpers who read only the rendered pages: until then
+    # every tuning corpus was an MkDocs site while most untuned ones are Sphinx.
+    DevSet("pytest", "pytest", ("pytest.jsonl",), "tuning"),
+    DevSet("scrapy", "scrapy", ("scrapy.jsonl",), "tuning"),
+    DevSet("tornado", "tornado", ("tornado.jsonl",), "tuning"),
 )
 HELD_OUT = (
     DevSet("starlette", "starlette", ("heldout/starlette.jsonl",), "held-out"),

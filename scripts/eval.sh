@@ -5,7 +5,8 @@
 # a real /api/chat.
 #   scripts/eval.sh [--no-chat] [QUESTION_SET...]
 #   sets: the tuning sets site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a
-#   uvicorn.b pydantic.a pydantic.b (the default, or `tuning`), and the held-out sets
+#   uvicorn.b pydantic.a pydantic.b (the default), or with the Sphinx tuning sites pytest scrapy
+#   tornado (fetched from Debian by scripts/fetch_fresh.sh) `tuning`, and the held-out sets
 #   heldout/starlette heldout/flask heldout/click heldout/marshmallow (or `heldout`), and the
 #   fresh held-out sets fresh/drf fresh/borg fresh/knot-resolver (or `fresh`: Debian's
 #   rendered -doc packages, fetched by scripts/fetch_fresh.sh), and the new-user set
@@ -24,7 +25,7 @@ SETS=()
 for arg in "$@"; do
   case "$arg" in
     --no-chat) CHAT= ;;
-    tuning) SETS+=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b) ;;
+    tuning) SETS+=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b pytest scrapy tornado) ;;
     heldout) SETS+=(heldout/starlette heldout/flask heldout/click heldout/marshmallow) ;;
     fresh) SETS+=(fresh/drf fresh/borg fresh/knot-resolver) ;;
     newuser) SETS+=(newuser/vdirsyncer newuser/cmd2 newuser/black newuser/cookiecutter newuser/doit) ;;
@@ -73,7 +74,7 @@ build() {
       sphinx_site marshmallow sphinx==8.2.3 alabaster==1.0.0 docutils==0.21.2 Pygments==2.21.0 Jinja2==3.1.6 \
         autodocsumm==0.2.15 sphinx-issues==6.0.0 marshmallow==4.4.0
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
-    drf|borg|knot-resolver|vdirsyncer|cmd2|black|cookiecutter|doit|structlog|pint|celery)  # already rendered: Debian's -doc packages
+    drf|borg|knot-resolver|vdirsyncer|cmd2|black|cookiecutter|doit|structlog|pint|celery|pytest|scrapy|tornado)  # already rendered: Debian's -doc packages
       OUT="$OUT" scripts/fetch_fresh.sh "$corpus"
       "$PY" -m askdocs.cli build "$OUT/$corpus" -q --private-dir "$OUT/$corpus.private" ;;
     site_example)

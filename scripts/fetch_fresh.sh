@@ -7,7 +7,8 @@
 #   `generators` sites, which benchmarks/generators_bench.py reads: celery dask vdirsyncer
 #   diffutils lmdb asciidoctor (of those only vdirsyncer has questions: evals/newuser/), and the
 #   other new-user sites: cmd2 black cookiecutter doit (`newuser` fetches all five), and the
-#   blind sites structlog pint celery (`blind`, evals/blind/; celery is a `generators` site too)
+#   blind sites structlog pint celery (`blind`, evals/blind/; celery is a `generators` site too),
+#   and the Sphinx tuning sites pytest scrapy tornado (`sphinx-tuning`, evals/pytest.jsonl ...)
 # Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
 # .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
 # JS/CSS/fonts shared from other Debian packages) are dropped.
@@ -32,6 +33,9 @@ cookiecutter   python-cookiecutter-doc=1.7.3-3                  usr/share/doc/py
 doit           python-doit-doc=0.31.1-3.3                       usr/share/doc/python-doit-doc/html
 structlog      python-structlog-doc=22.3.0-2                    usr/share/doc/python-structlog-doc/html
 pint           python-pint-doc=0.19.2-1                         usr/share/doc/python-pint-doc/html
+pytest         python-pytest-doc=7.2.1-2                        usr/share/doc/python-pytest-doc/html
+scrapy         python-scrapy-doc=2.8.0-2                        usr/share/doc/python-scrapy-doc/html
+tornado        python-tornado-doc=6.2.0-3+deb12u4               usr/share/doc/python-tornado-doc/html
 "
 GENERATORS=(celery dask vdirsyncer diffutils lmdb asciidoctor)
 
@@ -41,6 +45,7 @@ for arg in "$@"; do
     generators) NAMES+=("${GENERATORS[@]}") ;;
     newuser) NAMES+=(vdirsyncer cmd2 black cookiecutter doit) ;;
     blind) NAMES+=(structlog pint celery) ;;
+    sphinx-tuning) NAMES+=(pytest scrapy tornado) ;;
     *) NAMES+=("$arg") ;;
   esac
 done
