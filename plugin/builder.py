@@ -292,7 +292,7 @@ class IndexBuilder:
             (_CANONICAL if raw.url == page.url else 0)
             | (_RESTRICTED if page.groups else 0)
             | (_KIND_PAGE if page.kind == "page" else 0)
-            | (_CHANGELOG_PAGE if is_changelog(page.title, page.headings) else 0)
+            | (_CHANGELOG_PAGE if is_changelog(page.title, page.headings, page.url) else 0)
             | (_SUPPORT if is_support_page(page.url, page.title) else 0)
             | (_LINK_INDEX if link_index(page) else 0)
         )
@@ -884,11 +884,22 @@ _RELEASE_HEADING = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?\b", re.I)
 RELEASE_HEADINGS = 5  # ... this many, at least half of the page's section headings: a changelog
 
 
-def is_changelog(title: str, headings) -> bool:
+# A folder of release notes, one page per release: Tornado's "/releases/v6.0.0.html" ("What's new
+# in Tornado 6.0", whose sections are its modules), pytest's "/announce/release-2.9.0.html".
+_RELEASE_FOLDER = re.compile(
+    r"/(?:releases?|release[-_]?notes|change[-_]?logs?|changes|news|history|announce(?:ments)?)/", re.I
+)
+
+
+def is_changelog(title: str, headings, url: str = "") -> bool:
     """A page of release notes: titled so ("Changelog", "Release notes", "Novedades"), unless its
     sections say otherwise (three or more, none a release: "Minimum Required Changes" is a
     migration guide); or, whatever its title, its sections are releases (BorgBackup's "Important
-    notes", Cookiecutter's "History")."""
+    notes", Cookiecutter's "History"); or one release's page in a folder of release notes (its
+    name or title names the version)."""
+    name = url.rstrip("/").rpartition("/")[2]
+    if _RELEASE_FOLDER.search(url) and (_RELEASE_HEADING.search(name) or _RELEASE_HEADING.search(title)):
+        return True
     sections = [h.text for h in headings if h.level >= 2]
     releases = sum(1 for text in sections if len(text.split()) <= 6 and _RELEASE_HEADING.search(text))
     if _CHANGELOG.search(title):

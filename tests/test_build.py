@@ -578,8 +578,25 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     (site / "history.html").write_text(page("History", releases))
     (site / "changelog.html").write_text(page("Changelog", releases[:2]))
     (site / "minimum.html").write_text(page("Minimum Required Changes", ["Imports", "Commands", "Settings"]))
+    # One release per page in a folder of release notes (Tornado's "/releases/v6.0.0.html", whose
+    # sections are its modules; pytest's "/announce/release-2.9.0.html"); a page in such a folder
+    # that names no release, and a versioned page elsewhere, are pages.
+    (site / "releases").mkdir()
+    (site / "releases" / "v6.0.0.html").write_text(
+        page("What's new in Gizmo 6.0", ["Highlights", "gizmo.web"])
+    )
+    (site / "announce").mkdir()
+    (site / "announce" / "release-2.9.0.html").write_text(page("gizmo-2.9.0", ["Fixes", "Thanks"]))
+    (site / "announce" / "policy.html").write_text(page("How we announce", ["Mailing list", "Blog", "Chat"]))
+    (site / "migrate-2.0.html").write_text(
+        page("Migrating to Gizmo 2.0", ["Imports", "Commands", "Settings"])
+    )
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
     assert kinds["/important.html"] == "changelog" and kinds["/history.html"] == "changelog"
     assert kinds["/changelog.html"] == "changelog"  # its title says so, and its sections agree
     assert kinds["/minimum.html"] == "page" and kinds["/"] == "page"
+    assert (
+        kinds["/releases/v6.0.0.html"] == "changelog" and kinds["/announce/release-2.9.0.html"] == "changelog"
+    )
+    assert kinds["/announce/policy.html"] == "page" and kinds["/migrate-2.0.html"] == "page"
