@@ -182,10 +182,24 @@ _ITEM_TERM = re.compile(
 )
 
 
+# A line of a command's --help output quoted in a code block: its options, then two spaces or
+# more, then what they do ("  -x, --exitfirst       Exit instantly on first error").
+_OPTION = r"-{1,2}[A-Za-z][\w-]*(?:[ =][^\s,]+)?"
+_HELP_OPTION = re.compile(rf" {{1,8}}({_OPTION}(?:, +{_OPTION})*)(?: {{2,}}\S|$)")
+
+
 def item_term(text: str) -> str | None:
     """The term a list item defines ("`-e`" of "- **`-e`**: Exit immediately…"), if it is one."""
     found = _ITEM_TERM.match(text)
     return (found.group(1) or found.group(2)) if found else None
+
+
+def _defined(line: str) -> str | None:
+    """What a line of a long section defines: a list item's term, or the options a line of
+    --help output describes (pytest's "API Reference › Command-line Flags" is 20,000 characters
+    of it, read from its start for "what does --setup-show do?")."""
+    found = _HELP_OPTION.match(line)
+    return found.group(1) if found else item_term(line)
 
 
 def _defining(
@@ -206,7 +220,7 @@ def _defining(
         return offset
     at, best, best_at = start, 0, offset
     for line in content[start:end].split("\n"):
-        term = item_term(line.lower())
+        term = _defined(line.lower())
         if term:
             if any(mentions(term, name) for name in names):
                 return at
@@ -243,7 +257,22 @@ def _section_text(content: str, start: int, end: int, focus: int | None = None) 
         if "\n" in piece[-300:]:
             piece = piece[: piece.rindex("\n")]
         piece = piece.rstrip() + "\n…\n```"
+    if begin > 0 and piece.startswith("|"):
+        piece = _table_head(text[:begin]) + piece
     return piece
+
+
+def _table_head(before: str) -> str:
+    """The header row and rule of the table a window starts inside ("" when it starts at one):
+    read bare, a window's first row was read as the header of every row after it (pytest's plugin
+    list quoted "pytest-html — Simplify working with Hoverfly from pytest: …")."""
+    rows = before.rstrip("\n").split("\n")
+    top = len(rows)
+    while top > 0 and rows[top - 1].startswith("|"):
+        top -= 1
+    if len(rows) - top < 2 or not set(rows[top + 1]) <= set("|-: "):
+        return ""
+    return f"{rows[top]}\n{rows[top + 1]}\n"
 
 
 class _Collector:
