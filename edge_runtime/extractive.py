@@ -99,7 +99,8 @@ _QUANTITY = re.compile(
 _NUMBER = re.compile(r"\d")
 # A number the question states on its own ("exited with code 7", "a 409"): a table row whose
 # first cell is that number is the entry it looks up ("| `7` | Another process holds the lock |"),
-# and weighs like a section headed by an asked name (4.0, below).
+# and weighs like a section headed by an asked name (4.0, below); so does a term ending in it
+# ("Exit code 5: No tests were collected", "- HTTP 409: …").
 _NUMBER_ASKED = re.compile(r"(?<![\w.,-])\d{1,6}(?![\w,]|\.\d)")
 NAMED_ROW = 4.0
 # A question about a default ("what does lookup_field default to?", "the default ordering of
@@ -227,6 +228,9 @@ FOLLOW_UP_OTHER_PAGE = 0.6
 
 
 _DANGLING = (" –", " —")
+# A block of at most this many words ending in ":" is a term the next paragraph defines (a
+# definition list rendered as paragraphs).
+TERM_WORDS = 5
 
 
 @dataclass
@@ -247,6 +251,7 @@ def _units(index: int, evidence: Evidence) -> list[Unit]:
         text = answer or text
     position = 0
     table_header: str | None = None
+    term_block: str | None = None  # the last block, when it is a short term ending in ":"
     for block in _blocks(text):
         if block.startswith("```"):
             before = units[-1] if units else None
@@ -277,11 +282,17 @@ def _units(index: int, evidence: Evidence) -> list[Unit]:
                 sentences
                 and before is not None
                 and before.kind == "prose"
-                and before.text.endswith(_DANGLING)
+                and (
+                    before.text.endswith(_DANGLING)
+                    or before.text == term_block
+                    and not sentences[0].endswith(_DANGLING)
+                )
             ):
                 # A term whose definition is the next paragraph (Sphinx's single parameter:
-                # "**log_level** (int | None) –", then "If `None`, don't configure…") reads as one.
+                # "**log_level** (int | None) –", then "If `None`, don't configure…"; a definition
+                # list's "Exit code 5:", then "No tests were collected") reads as one.
                 before.text = f"{before.text} {sentences.pop(0)}"
+            term_block = block if block.endswith(":") and len(block.split()) <= TERM_WORDS else None
             for sentence in sentences:
                 units.append(Unit(index, position, "prose", sentence))
                 position += 1
@@ -530,6 +541,16 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
                 query.weight(t) * rarity.get(t, 1.0) for t in _terms(query.locale, label) & key_terms
             )
             if label.strip("`*' ") in numbers:
+                score += NAMED_ROW
+        elif numbers and unit.kind == "prose":
+            # So does a term ending in that number ("Exit code 5: No tests were collected").
+            label, colon, _ = _LIST_ITEM.sub("", unit.text, count=1).partition(":")
+            label = label.strip("`*' ")
+            if (
+                colon
+                and len(label.split()) <= TERM_WORDS
+                and label.rpartition(" ")[2].strip("`*'") in numbers
+            ):
                 score += NAMED_ROW
         if quantity and not _NUMBER.search(unit.text):
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer

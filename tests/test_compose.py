@@ -1756,3 +1756,82 @@ def test_the_patterns_for_readers_version_numbers_are_bounded_in_memory():
     for i in range(3000):
         assert mentions(f"released as v{i}.0 today", f"{i}.0")
     assert _alone.cache_info().currsize <= 512
+
+
+DEFINED_CODES = """# Exit codes
+
+Running `gizmo` can result in six different exit codes:
+
+Exit code 0:
+
+All jobs were collected and passed successfully
+
+Exit code 1:
+
+Jobs were collected and run but some of them failed
+
+Exit code 4:
+
+gizmo command line usage error
+
+Exit code 5:
+
+No jobs were collected
+
+They are represented by the `gizmo.ExitCode` enum."""
+
+
+def test_a_term_the_next_paragraph_defines_is_read_with_it_and_found_by_its_number():
+    """A definition list rendered as paragraphs ("Exit code 5:", then "No jobs were collected"):
+    the term and its definition are one unit, and a number the question states finds it."""
+    pool = [evidence("/exit-codes.html", "Exit codes", "Exit codes", DEFINED_CODES)]
+    composition = compose(
+        query("My CI job returned exit code 5. What does exit code 5 mean?"),
+        pool,
+        relevance=cosines({"six different": 0.58, "Exit code": 0.6}),
+    )
+    lead = composition.parts[0].text
+    assert lead.startswith("Exit code 5: No jobs were collected"), rendered(composition)
+
+
+def test_a_window_into_a_long_table_keeps_the_table_s_header():
+    rows = "".join(
+        f"| gizmo-plugin-{i:04d} | Plugin number {i} for gizmo | Jan 0{i % 9 + 1}, 2022 |\n"
+        for i in range(200)
+    )
+    section = (
+        f"# Plugin list\n\nEvery plugin.\n\n| name | summary | last release |\n| --- | --- | --- |\n{rows}"
+    )
+    hit = section.index("gizmo-plugin-0150")
+    window = _section_text(section, 0, len(section), hit)
+    assert "gizmo-plugin-0150" in window and len(window) < len(section)
+    assert window.startswith("| name | summary | last release |\n| --- | --- | --- |\n| gizmo-plugin-"), (
+        window[:120]
+    )
+    composition = compose(
+        query("What is the gizmo-plugin-0150 plugin for?"),
+        [evidence("/plugins.html", "Plugin list", "Plugin list", window)],
+    )
+    text = rendered(composition)
+    assert "summary: Plugin number 150 for gizmo" in text, text
+    # A window that starts where a table starts, or in prose, adds nothing.
+    assert _section_text(section, 0, len(section), 0).startswith("# Plugin list")
+
+
+HELP = "\n".join(
+    f"  --option-{i:03d}          Option {i} does one thing and another, at length." for i in range(300)
+)
+
+
+def test_a_long_help_output_is_read_at_the_option_asked_about():
+    section = (
+        "## Command-line Flags\n\nAll the command-line flags can be obtained by running `gizmo --help`:\n\n"
+        f"```\n$ gizmo --help\nusage: gizmo [options]\n\n{HELP[:9000]}\n"
+        f"  --setup-show          Show setup of fixtures while executing jobs\n{HELP[9000:]}\n```"
+    )
+    start = _defining(section, 0, len(section), 0, ["--setup-show"])
+    assert section[start:].startswith("  --setup-show          Show setup"), section[start : start + 60]
+    window = _section_text(section, 0, len(section), start)
+    assert "--setup-show          Show setup of fixtures" in window and window.startswith("```\n…\n")
+    # Lines that look alike but define nothing ("  - an item", code) are not options.
+    assert _defining("  - an item\n  x = f(-1)\n" + "x" * 3000, 0, 3020, 5, ["-1"]) == 5
