@@ -1,8 +1,9 @@
 """The development question sets, in two groups that never mix.
 
 `TUNING` sets (site_example, httpx, FastAPI en+es, MkDocs, Uvicorn, Pydantic;
-since stop 42 pytest, Scrapy and Tornado, Sphinx sites) are the only ones any weight, threshold or model in askdocs is fitted or chosen
-on (scripts/fit_rerank.py, scripts/fit_confidence.py, scripts/tune_answers.py),
+since stop 42 pytest, Scrapy and Tornado, Sphinx sites) are the only ones any
+weight, threshold or model in askdocs is fitted or chosen on
+(scripts/fit_rerank.py, scripts/fit_confidence.py, scripts/tune_answers.py),
 always leave one corpus out. `HELD_OUT` sets (Starlette, Flask, Click,
 Marshmallow: MkDocs and Sphinx sites, questions by four authors who never saw
 askdocs or its outputs) are only measured, to say what a new site can expect. Sites are built by

@@ -154,8 +154,10 @@ class SectionsBaseline:
                     if text:
                         documents[page.locale].append((page.url, f"{page.title} › {heading}\n\n{text}"))
         self.indexes = {
-            locale: (PostingsScorer(bm25_postings(locale, [(str(i), t) for i, (_, t) in enumerate(docs)])),
-                     [url for url, _ in docs])
+            locale: (
+                PostingsScorer(bm25_postings(locale, [(str(i), t) for i, (_, t) in enumerate(docs)])),
+                [url for url, _ in docs],
+            )
             for locale, docs in documents.items()
         }
 
@@ -339,6 +341,7 @@ def answer_in_process(questions: list[Question], site: Path, private: str | None
                 "confidence": result.confidence,
                 "citations": citations,
                 "gold": question.gold,
+                "fact_recall": rows[-1].get("fact_recall"),  # on the whole answer, not the excerpt
                 "text": result.text[:600],
             }
         )
@@ -373,6 +376,7 @@ def evaluate_chat(questions: list[Question], site: Path, private: str | None) ->
                         "confidence": final.get("confidence"),
                         "citations": citations,
                         "gold": question.gold,
+                        "fact_recall": rows[-1].get("fact_recall"),  # the whole answer's
                         "text": result["text"][:600],
                     }
                 )

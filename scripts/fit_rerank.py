@@ -93,17 +93,19 @@ def fit_stagewise(groups, l2: float = L2, keep: np.ndarray | None = None) -> np.
     return w
 
 
-def measure(searcher, questions, reranker: rerank.Reranker, table, group: str) -> None:
+def measure(searcher, questions, reranker: rerank.Reranker, table, group: str, corpus: str = "") -> None:
+    """Each stage's page-level scores, under `group`'s keys per kind (and `corpus`'s, given)."""
+    extra = (f"{corpus}:all",) if corpus else ()
     baseline = SectionsBaseline(searcher)
     for question in questions:
         scores = retrieval_scores(baseline.pages(question), question)
-        for key in (f"{group}:all", f"{group}:{question.kind}"):
+        for key in (f"{group}:all", f"{group}:{question.kind}", *extra):
             table[BASELINE][key].append(scores)
     for stage in STAGES:
         weights = dataclasses.replace(DEFAULT_WEIGHTS, stage=stage, reranker=reranker)
         for question in questions:
             scores = retrieval_scores(searcher.pages(question, 30, weights), question)
-            for key in (f"{group}:all", f"{group}:{question.kind}"):
+            for key in (f"{group}:all", f"{group}:{question.kind}", *extra):
                 table[stage][key].append(scores)
 
 
@@ -135,7 +137,7 @@ def main() -> None:
         w = fit_stagewise(train, args.l2, keep=keep)
         loco = rerank.Reranker(f"loco-{held}", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
         searcher, rows = data[held]
-        measure(searcher, [q for q, _, _ in rows], loco, table, "tuning(loco)")
+        measure(searcher, [q for q, _, _ in rows], loco, table, "tuning(loco)", f"loco {held}")
         shown = ", ".join(f"{f}={v:.2f}" for f, v in zip(rerank.FEATURES, w, strict=True))
         print(f"fitted without {held}: {shown}")
     w = fit_stagewise(
@@ -151,7 +153,7 @@ def main() -> None:
     for group in [name for name, wanted in measured if wanted]:
         for dev in devsets.built(devsets.GROUPS[group]):
             searcher = _Searcher(dev.site, dev.private)
-            measure(searcher, [q for q in dev.load() if q.answerable], final, table, group)
+            measure(searcher, [q for q in dev.load() if q.answerable], final, table, group, dev.name)
     print_table(table)
     weights = {f: round(float(v), 3) for f, v in zip(rerank.FEATURES, w, strict=True)}
     print(f"\nRERANKER weights fitted on all tuning sets:\n{json.dumps(weights, indent=4)}")
