@@ -38,7 +38,7 @@ from askdocs import lexical
 from askdocs.shards import is_support_page
 
 # Operating point of the confidence model (see evidence.CONFIDENCE and scripts/fit_confidence.py).
-DEFAULT_MIN_CONFIDENCE = 0.43
+DEFAULT_MIN_CONFIDENCE = 0.44
 SEARCH_DEPTH = 8
 # Sections of one page among the evidence read (the second stage orders pages: uncapped, one
 # page's many sections fill the evidence ahead of another page's one that answers).
