@@ -198,6 +198,11 @@ HEADING_WEIGHT = 0.8  # a key term in a unit's section heading: the section is a
 RESIDUAL_WEIGHT = 3.0
 RESIDUAL_HEADING_SHARE = 0.5
 QUANTITY_PENALTY = 0.5
+# Asked which release did something ("which pytest release introduced @pytest.mark.skip?"), a line
+# of release notes that fixes it ("Fix `pytest.mark.skip` mark when used in strict mode") is not
+# the release that did it, unless the question asks about a fix.
+_FIX_LINE = re.compile(r"\s*(?:[-*]\s+)?(?:\*\*)?(?:bug ?)?fix(?:e[sd])?\b", re.I)
+_ASKS_FIX = re.compile(r"\b(fix|bug|regression|corregid|arreglad|error)", re.I)
 MAX_NAMED = 3  # units added so that each thing a question names is answered
 FAQ_WORDS = 80  # a FAQ answer this short is quoted whole: it was written as the answer
 # A section this short (words of prose) is quoted whole after its lead, with its code (at most
@@ -556,6 +561,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         elif version and not (_VERSION.search(unit.text) or _VERSION.search(source.heading)):
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
+        elif version and _FIX_LINE.match(unit.text) and not _ASKS_FIX.search(query.message):
+            score *= QUANTITY_PENALTY
         elif where and not _PATH.search(unit.text):
             score *= QUANTITY_PENALTY  # a place is asked: a unit that names no path does not answer
         elif default and not (_DEFAULT.search(unit.text) or _DEFAULT.search(source.heading)):

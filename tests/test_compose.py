@@ -1835,3 +1835,36 @@ def test_a_long_help_output_is_read_at_the_option_asked_about():
     assert "--setup-show          Show setup of fixtures" in window and window.startswith("```\n…\n")
     # Lines that look alike but define nothing ("  - an item", code) are not options.
     assert _defining("  - an item\n  x = f(-1)\n" + "x" * 3000, 0, 3020, 5, ["-1"]) == 5
+
+
+def test_the_release_that_introduced_a_thing_is_not_the_one_that_fixed_it():
+    ask = replace(
+        query("Which gizmo release introduced the unconditional @gizmo.mark.skip marker?"), temporal=True
+    )
+    assert ask.asks_version
+    pool = [
+        evidence(
+            "/announce/release-2.9.2.html#changes",
+            "gizmo-2.9.2",
+            "2.9.2 (compared to 2.9.1)",
+            "- Fix `gizmo.mark.skip` mark when used in strict mode.\n- Fix a crash in the terminal reporter.",
+            page_kind="changelog",
+        ),
+        evidence(
+            "/announce/release-2.9.0.html#changes",
+            "gizmo-2.9.0",
+            "2.9.0 (compared to 2.8.7)",
+            "- New `gizmo.mark.skip` mark, which unconditionally skips marked jobs.\n- Faster collection.",
+            0.9,
+            1,
+            page_kind="changelog",
+        ),
+    ]
+    composition = compose(ask, pool, relevance=cosines({"Fix `gizmo.mark.skip`": 0.62, "New `gizmo": 0.6}))
+    assert composition.parts[0].text.startswith("- New `gizmo.mark.skip` mark"), rendered(composition)
+    # Asked which release fixed it, the fix answers.
+    fixed = replace(
+        query("Which gizmo release fixed the @gizmo.mark.skip marker in strict mode?"), temporal=True
+    )
+    composition = compose(fixed, pool, relevance=cosines({"Fix `gizmo.mark.skip`": 0.62, "New `gizmo": 0.6}))
+    assert composition.parts[0].text.startswith("- Fix `gizmo.mark.skip`"), rendered(composition)
