@@ -535,9 +535,9 @@ class ConfidenceModel:
 # (0.897 on the six), balanced at 0.43: answered 0.834 of answerable questions, refused 0.844 of
 # the rest. The threshold stays 0.44: on the tuning sets 0.43 answered eight more questions
 # rightly and six more wrongly (three from the wrong page, three near misses), an even trade that
-# "no evidence, no answer" settles towards refusing. `ident_missing` (the question names a thing, `names_in`, and no evidence says it)
-# raised the AUC to 0.914 but answered one more question rightly for three more wrongly (at
-# 0.43, leave one corpus out): not adopted.
+# "no evidence, no answer" settles towards refusing. `ident_missing` (the question names a thing,
+# `names_in`, and no evidence says it) raised the AUC to 0.914 but answered one more question
+# rightly for three more wrongly (at 0.43, leave one corpus out): not adopted.
 # Read together: a dense match that stands out from the site's other passages -> answer; words
 # of the question the docs never use -> not covered, the more so on a large site (where an unused
 # word is rarer by chance) and when the word is rare in the language too ("Kerberos", "gevent":
