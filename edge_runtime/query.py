@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from askdocs.edge_runtime.conversation import ChatRequest, Turn, escalation_reason, search_query
-from askdocs.edge_runtime.rarity import WORD_MIN_LETTERS, known_words
+from askdocs.edge_runtime.rarity import WORD_MIN_LETTERS, common_words, known_words
 
 from askdocs import lexical
 
@@ -300,10 +300,36 @@ COMMON_IDENTIFIER = 0.2
 _PLAIN_NAME = re.compile(r"[a-z0-9]+")
 
 
-def telling_identifiers(scope, locale: str, tokens: tuple[str, ...]) -> tuple[str, ...]:
+# A lowercase word of two everyday words joined by a hyphen ("built-in", "per-test",
+# "session-wide", "long-lived") is English, not a name: read as one it was an exact token that
+# pytest's flag list and plugin list held ("per-test" led "which fixture gets created first: a
+# per-test or a session-wide one?" to them). Three parts or more ("class-not-fully-defined", an
+# error code), a part the language rarely uses ("pytest-xdist", "gh-deploy") or a capital as
+# written ("Content-Length") still name something.
+_TWO_WORDS = re.compile(r"(?<![\w-])([a-z]+)-([a-z]+)(?![\w-])")
+
+
+_SHORT_PARTS = frozenset({"in", "on", "up", "by", "to", "of", "re", "co"})  # "built-in", "re-run"; not "gh"
+
+
+def _english_compounds(locale: str, written: str) -> set[str]:
+    words = common_words(locale)
+    if not words:
+        return set()
+
+    def everyday(part: str) -> bool:
+        return part in _SHORT_PARTS or len(part) >= 3 and part in words
+
+    return {m.group(0) for m in _TWO_WORDS.finditer(written) if everyday(m.group(1)) and everyday(m.group(2))}
+
+
+def telling_identifiers(scope, locale: str, tokens: tuple[str, ...], written: str = "") -> tuple[str, ...]:
     """`tokens` without the plain words held by `COMMON_IDENTIFIER` of the visible chunks or
-    more. Flags, dotted names, env vars and codes always stay: their pieces may be common words
-    ("--no-service"), the whole is not."""
+    more, nor the everyday hyphenated words `written` holds (`_english_compounds`). Flags, dotted
+    names, env vars and codes always stay: their pieces may be common words ("--no-service"), the
+    whole is not."""
+    if written and (compounds := _english_compounds(locale, written)):
+        tokens = tuple(t for t in tokens if t not in compounds)
     plain: dict[str, str] = {}
     for token in tokens:
         if _PLAIN_NAME.fullmatch(token) and len(terms := lexical.stem_terms(locale, token)) == 1:
@@ -818,7 +844,7 @@ def make_query(
         terms=frozenset(lexical.stem_terms(locale, text)),
         key_terms=keys,
         focus=key_terms(locale, message) if text != message else frozenset(),
-        identifiers=telling_identifiers(scope, locale, identifier_tokens(text)),
+        identifiers=telling_identifiers(scope, locale, identifier_tokens(text), text),
         temporal=about_history(text),
         history=history,
         escalation=escalation_reason(request.message, history),

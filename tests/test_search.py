@@ -68,6 +68,21 @@ def test_the_products_own_name_is_not_an_exact_token(example_corpus, public_scop
     assert telling_identifiers(public_scope, "en", tokens) == tokens[1:]
 
 
+def test_an_everyday_hyphenated_word_is_english_not_a_name(public_scope):
+    """Everyday hyphenated words ("built-in", "per-test", "session-wide") are English: as exact
+    tokens they sent questions to whatever page held the compound (pytest's flag list held
+    "per-test")."""
+    written = "Is there a built-in way to run a per-test or session-wide job with mkdocs gh-deploy?"
+    query = search_query_for(written, "en", public_scope)
+    assert "built-in" not in query.identifiers and "per-test" not in query.identifiers
+    assert "session-wide" not in query.identifiers
+    # Names stay: a part the language rarely uses, three parts, a capital as written, a flag.
+    written = "Does pytest-xdist send Content-Length with class-not-fully-defined and --log-level?"
+    tokens = identifier_tokens(written)
+    assert telling_identifiers(public_scope, "en", tokens, written) == tokens
+    assert "gh-deploy" in telling_identifiers(public_scope, "en", ("gh-deploy",), "mkdocs gh-deploy")
+
+
 def test_candidates_holding_the_token_alike_share_its_exact_rank(example_corpus, public_scope):
     """The exact list ranks candidates by how many of the question's tokens they hold; among
     those holding as many, the site's order says nothing about the question, so they share the
