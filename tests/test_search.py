@@ -663,3 +663,39 @@ def test_support_reads_only_the_rarer_terms_chunks_and_stays_exact(public_scope,
     monkeypatch.setattr(scope_module, "SUPPORT_COMMON", second)
     assert public_scope.support("en", weights) == exact
     assert 0.0 < exact < 1.0
+
+
+def test_the_page_that_explains_a_name_comes_before_the_release_note_that_names_it(
+    example_corpus, public_scope
+):
+    """`changelog_named`: a question about a flag, not about history, is answered where the flag
+    is explained; the release note that added it holds the name too and weighs less for it. A
+    question that asks which release did it is still pointed at the release notes."""
+    from askdocs.edge_runtime import rerank
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import make_query
+    from askdocs.edge_runtime.search import fused_candidates, pool_candidates
+
+    corpus, embedder = example_corpus
+    what = "What does server.tls.min_version do?"
+    named: dict[str, float] = {}
+    query = make_query(ChatRequest(what, "en", (), None), public_scope)
+    fused = dataclasses.replace(DEFAULT_WEIGHTS, stage="fused")
+    _, ranked, vector = fused_candidates(public_scope, embedder, query, fused)
+    pool = pool_candidates(ranked[: fused.pool])
+    for candidate, row in zip(pool, rerank.features(public_scope, query, pool, vector), strict=True):
+        url = corpus.chunk_page(candidate.ref).url
+        named[url] = max(named.get(url, 0.0), row["changelog_named"])
+    assert named["/release-notes/"] == 1.0 and named["/networking/"] == 0.0, named
+    assert pages(corpus, search(public_scope, embedder, what, "en", 10))[0] == "/networking/"
+    without = Reranker("without", {**RankWeights().reranker.weights, "changelog_named": 0.0})
+    plain = search(
+        public_scope, embedder, what, "en", 10, dataclasses.replace(RankWeights(), reranker=without)
+    )
+    assert pages(corpus, plain)[0] == "/release-notes/"  # where 3.1.0 added it
+    asked = "Which release added the --verify-only flag to backup restore?"
+    query = make_query(ChatRequest(asked, "en", (), None), public_scope)
+    _, ranked, vector = fused_candidates(public_scope, embedder, query, fused)
+    pool = pool_candidates(ranked[: fused.pool])
+    assert all(row["changelog_named"] == 0.0 for row in rerank.features(public_scope, query, pool, vector))
+    assert pages(corpus, search(public_scope, embedder, asked, "en", 10))[0] == "/release-notes/"
