@@ -56,11 +56,11 @@ TUNING = (
     DevSet("uvicorn", "uvicorn", ("uvicorn.a.jsonl", "uvicorn.b.jsonl"), "tuning"),
     DevSet("pydantic", "pydantic", ("pydantic.a.jsonl", "pydantic.b.jsonl"), "tuning"),
     # Stop 42: three Sphinx sites from Debian's rendered -doc packages (scripts/fetch_fresh.sh
-    # sphinx-tuning), 45 questions each by helpers who read only the rendered pages: until then
-    # every tuning corpus was an MkDocs site while most untuned ones are Sphinx.
-    DevSet("pytest", "pytest", ("pytest.jsonl",), "tuning"),
-    DevSet("scrapy", "scrapy", ("scrapy.jsonl",), "tuning"),
-    DevSet("tornado", "tornado", ("tornado.jsonl",), "tuning"),
+    # sphinx-tuning; evals/sphinx/), 45 questions each by helpers who read only the rendered
+    # pages: until then every tuning corpus was an MkDocs site while most untuned ones are Sphinx.
+    DevSet("pytest", "pytest", ("sphinx/pytest.jsonl",), "tuning"),
+    DevSet("scrapy", "scrapy", ("sphinx/scrapy.jsonl",), "tuning"),
+    DevSet("tornado", "tornado", ("sphinx/tornado.jsonl",), "tuning"),
 )
 HELD_OUT = (
     DevSet("starlette", "starlette", ("heldout/starlette.jsonl",), "held-out"),

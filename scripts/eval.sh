@@ -5,8 +5,8 @@
 # a real /api/chat.
 #   scripts/eval.sh [--no-chat] [QUESTION_SET...]
 #   sets: the tuning sets site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a
-#   uvicorn.b pydantic.a pydantic.b (the default), or with the Sphinx tuning sites pytest scrapy
-#   tornado (fetched from Debian by scripts/fetch_fresh.sh) `tuning`, and the held-out sets
+#   uvicorn.b pydantic.a pydantic.b (the default), or with the Sphinx tuning sets sphinx/pytest
+#   sphinx/scrapy sphinx/tornado (sites fetched from Debian by scripts/fetch_fresh.sh) `tuning`, and the held-out sets
 #   heldout/starlette heldout/flask heldout/click heldout/marshmallow (or `heldout`), and the
 #   fresh held-out sets fresh/drf fresh/borg fresh/knot-resolver (or `fresh`: Debian's
 #   rendered -doc packages, fetched by scripts/fetch_fresh.sh), and the new-user set
@@ -25,7 +25,7 @@ SETS=()
 for arg in "$@"; do
   case "$arg" in
     --no-chat) CHAT= ;;
-    tuning) SETS+=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b pytest scrapy tornado) ;;
+    tuning) SETS+=(site_example httpx fastapi mkdocs.a mkdocs.b uvicorn.a uvicorn.b pydantic.a pydantic.b sphinx/pytest sphinx/scrapy sphinx/tornado) ;;
     heldout) SETS+=(heldout/starlette heldout/flask heldout/click heldout/marshmallow) ;;
     fresh) SETS+=(fresh/drf fresh/borg fresh/knot-resolver) ;;
     newuser) SETS+=(newuser/vdirsyncer newuser/cmd2 newuser/black newuser/cookiecutter newuser/doit) ;;
@@ -100,6 +100,7 @@ for set in "${SETS[@]}"; do
   corpus=${corpus#newuser/}
   corpus=${corpus#followups/}
   corpus=${corpus#blind/}
+  corpus=${corpus#sphinx/}
   corpus=${corpus%.[ab]}
   echo "=== $set (corpus $corpus)"
   if [[ "$built" != *" $corpus "* ]]; then

@@ -8,7 +8,7 @@
 #   diffutils lmdb asciidoctor (of those only vdirsyncer has questions: evals/newuser/), and the
 #   other new-user sites: cmd2 black cookiecutter doit (`newuser` fetches all five), and the
 #   blind sites structlog pint celery (`blind`, evals/blind/; celery is a `generators` site too),
-#   and the Sphinx tuning sites pytest scrapy tornado (`sphinx-tuning`, evals/pytest.jsonl ...)
+#   and the Sphinx tuning sites pytest scrapy tornado (`sphinx-tuning`, evals/sphinx/)
 # Needs apt-get (after `apt-get update`) and dpkg. Idempotent: each run replaces
 # .artifacts/eval/<name>/. Symlinks are resolved (cp -L); dangling ones (theme
 # JS/CSS/fonts shared from other Debian packages) are dropped.
