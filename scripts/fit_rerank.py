@@ -12,6 +12,9 @@ fitted on all tuning corpora, to paste into `rerank.RERANKER`.
     .venv/bin/python scripts/fit_rerank.py            (after scripts/eval.sh --no-chat built the sites)
     .venv/bin/python scripts/fit_rerank.py --held-out [--fresh] [--new-user] [--blind]
         (also measure the held-out sets, never fitted on)
+    .venv/bin/python scripts/fit_rerank.py --on-top changelog_named
+        (fit only these signals, on top of the shipped `rerank.RERANKER`'s other weights, on the
+        questions where each varies: how askdocs-linear-13 was made, see rerank.py)
 """
 
 from __future__ import annotations
@@ -93,6 +96,20 @@ def fit_stagewise(groups, l2: float = L2, keep: np.ndarray | None = None) -> np.
     return w
 
 
+def fit_on_top(groups, names: list[str], l2: float = L2) -> np.ndarray:
+    """The shipped reranker's weights, with `names` refitted on top of its other weights, each on
+    the questions where it varies (as `fit_stagewise` fits `rerank.STAGEWISE`)."""
+    w = np.array([rerank.RERANKER.weights.get(f, 0.0) for f in rerank.FEATURES])
+    for name in names:
+        j = rerank.FEATURES.index(name)
+        w[j] = 0.0
+        varying = [(x, y) for x, y in groups if np.ptp(x[:, j]) > 0]
+        if varying:
+            only = np.arange(len(w)) == j
+            w[j] = fit(varying, l2, keep=only, offsets=[x @ w for x, _ in varying])[j]
+    return w
+
+
 def measure(searcher, questions, reranker: rerank.Reranker, table, group: str, corpus: str = "") -> None:
     """Each stage's page-level scores, under `group`'s keys per kind (and `corpus`'s, given)."""
     extra = (f"{corpus}:all",) if corpus else ()
@@ -128,21 +145,22 @@ def main() -> None:
     parser.add_argument("--json", help="write the tables here")
     parser.add_argument("--features", help="comma-separated subset of rerank.FEATURES to fit")
     parser.add_argument("--l2", type=float, default=L2)
+    parser.add_argument("--on-top", help="comma-separated signals to fit on top of the shipped weights")
     args = parser.parse_args()
+    on_top = args.on_top.split(",") if args.on_top else None
     keep = np.array([f in (args.features or ",".join(rerank.FEATURES)).split(",") for f in rerank.FEATURES])
     data = {dev.name: collect(dev) for dev in devsets.built(devsets.TUNING)}
     table: dict = defaultdict(lambda: defaultdict(list))
     for held in data:
         train = [(x, y) for name, (_, rows) in data.items() if name != held for (_, x, y) in rows if y.any()]
-        w = fit_stagewise(train, args.l2, keep=keep)
+        w = fit_on_top(train, on_top, args.l2) if on_top else fit_stagewise(train, args.l2, keep=keep)
         loco = rerank.Reranker(f"loco-{held}", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
         searcher, rows = data[held]
         measure(searcher, [q for q, _, _ in rows], loco, table, "tuning(loco)", f"loco {held}")
         shown = ", ".join(f"{f}={v:.2f}" for f, v in zip(rerank.FEATURES, w, strict=True))
         print(f"fitted without {held}: {shown}")
-    w = fit_stagewise(
-        [(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()], args.l2, keep=keep
-    )
+    every = [(x, y) for _, rows in data.values() for (_, x, y) in rows if y.any()]
+    w = fit_on_top(every, on_top, args.l2) if on_top else fit_stagewise(every, args.l2, keep=keep)
     final = rerank.Reranker("fitted", dict(zip(rerank.FEATURES, w.tolist(), strict=True)))
     measured = [
         ("held-out", args.held_out),
