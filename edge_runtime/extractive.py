@@ -562,7 +562,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         elif version and not (_VERSION.search(unit.text) or _VERSION.search(source.heading)):
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         elif version and _FIX_LINE.match(unit.text) and not _ASKS_FIX.search(query.message):
-            score *= QUANTITY_PENALTY
+            score *= QUANTITY_PENALTY  # a release is asked: the one that fixed it did not do it
         elif where and not _PATH.search(unit.text):
             score *= QUANTITY_PENALTY  # a place is asked: a unit that names no path does not answer
         elif default and not (_DEFAULT.search(unit.text) or _DEFAULT.search(source.heading)):
