@@ -262,6 +262,12 @@ def _section_text(content: str, start: int, end: int, focus: int | None = None) 
     return piece
 
 
+def is_table_rule(row: str) -> bool:
+    """Whether a Markdown table row is the rule under its header ("| --- | --- |", as the build
+    writes it)."""
+    return set(row) <= set("|- ")
+
+
 def _table_head(before: str) -> str:
     """The header row and rule of the table a window starts inside ("" when it starts at one):
     read bare, a window's first row was read as the header of every row after it (pytest's plugin
@@ -270,7 +276,7 @@ def _table_head(before: str) -> str:
     top = len(rows)
     while top > 0 and rows[top - 1].startswith("|"):
         top -= 1
-    if len(rows) - top < 2 or not set(rows[top + 1]) <= set("|-: "):
+    if len(rows) - top < 2 or not is_table_rule(rows[top + 1]):
         return ""
     return f"{rows[top]}\n{rows[top + 1]}\n"
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from askdocs.edge_runtime.answer_types import Part
-from askdocs.edge_runtime.evidence import Evidence, heading_names, item_term
+from askdocs.edge_runtime.evidence import Evidence, heading_names, is_table_rule, item_term
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import (
     Query,
@@ -270,7 +270,7 @@ def _units(index: int, evidence: Evidence) -> list[Unit]:
         elif block.startswith("|"):
             rows = [r for r in block.split("\n") if r.strip()]
             table_header = rows[0] if rows else None
-            for row in rows[2:] if len(rows) > 2 and set(rows[1]) <= set("|- ") else rows[1:]:
+            for row in rows[2:] if len(rows) > 2 and is_table_rule(rows[1]) else rows[1:]:
                 units.append(Unit(index, position, "row", f"{table_header}\n{row}"))
                 position += 1
             continue
