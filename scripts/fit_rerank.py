@@ -89,24 +89,27 @@ def fit_stagewise(groups, l2: float = L2, keep: np.ndarray | None = None) -> np.
     later = np.array([f in rerank.STAGEWISE for f in rerank.FEATURES]) & keep
     w = fit(groups, l2, keep=keep & ~later)
     for j in np.flatnonzero(later):
-        varying = [(x, y) for x, y in groups if np.ptp(x[:, j]) > 0]
-        if varying:
-            only = np.arange(len(keep)) == j
-            w[j] = fit(varying, l2, keep=only, offsets=[x @ w for x, _ in varying])[j]
+        _fit_on_top(groups, w, j, l2)
     return w
 
 
+def _fit_on_top(groups, w: np.ndarray, j: int, l2: float) -> None:
+    """Fit signal `j` into `w` with the others fixed, on the questions where it varies (it is 0 in
+    `w` until then)."""
+    varying = [(x, y) for x, y in groups if np.ptp(x[:, j]) > 0]
+    if varying:
+        only = np.arange(len(w)) == j
+        w[j] = fit(varying, l2, keep=only, offsets=[x @ w for x, _ in varying])[j]
+
+
 def fit_on_top(groups, names: list[str], l2: float = L2) -> np.ndarray:
-    """The shipped reranker's weights, with `names` refitted on top of its other weights, each on
-    the questions where it varies (as `fit_stagewise` fits `rerank.STAGEWISE`)."""
+    """The shipped reranker's weights, with `names` refitted on top of its other weights (as
+    `fit_stagewise` fits `rerank.STAGEWISE`)."""
     w = np.array([rerank.RERANKER.weights.get(f, 0.0) for f in rerank.FEATURES])
     for name in names:
         j = rerank.FEATURES.index(name)
         w[j] = 0.0
-        varying = [(x, y) for x, y in groups if np.ptp(x[:, j]) > 0]
-        if varying:
-            only = np.arange(len(w)) == j
-            w[j] = fit(varying, l2, keep=only, offsets=[x @ w for x, _ in varying])[j]
+        _fit_on_top(groups, w, j, l2)
     return w
 
 
