@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 from functools import cache
 from importlib import resources
 
@@ -21,20 +22,43 @@ log = logging.getLogger("askdocs.rarity")
 
 
 @cache
-def common_words(locale: str) -> frozenset[str] | None:
-    """The language's everyday words (None: no list for this language; nothing is called rare)."""
+def _frequencies(locale: str) -> dict[str, float] | None:
+    """wordfreq's "small" list: each everyday word's share of the language's words."""
     from wordfreq import get_frequency_dict
 
     try:
-        return frozenset(get_frequency_dict(locale, "small"))
+        return get_frequency_dict(locale, "small")
     except LookupError:
         log.warning("no word-frequency list for locale %r: no question word counts as rare", locale)
         return None
 
 
+@cache
+def common_words(locale: str) -> frozenset[str] | None:
+    """The language's everyday words (None: no list for this language; nothing is called rare)."""
+    frequencies = _frequencies(locale)
+    return None if frequencies is None else frozenset(frequencies)
+
+
 def is_rare(locale: str, word: str) -> bool:
     words = common_words(locale)
     return words is not None and word.lower() not in words
+
+
+# The Zipf value (log10 of uses per billion words) given a word the "small" list does not hold:
+# it holds every word used about once per million words or more (Zipf 3), so such a word is rarer
+# than that: a name, a term of art, a typo.
+UNLISTED_ZIPF = 1.0
+
+
+def zipf(locale: str, word: str) -> float | None:
+    """How common `word` is in the language on the Zipf scale (7: "the", 4: "threshold", 3 and
+    below: rare); None when there is no list for the language."""
+    frequencies = _frequencies(locale)
+    if frequencies is None:
+        return None
+    share = frequencies.get(word.lower())
+    return math.log10(share * 1e9) if share else UNLISTED_ZIPF
 
 
 # A word used at least this often (Zipf scale: 1.5 is about three times per hundred million

@@ -265,6 +265,30 @@ def test_term_statistics_count_only_what_the_reader_may_see(public_scope, staff_
     assert public_scope.document_frequencies("en", {"zzzunknownzzz"})[0] == {"zzzunknownzzz": 0}
 
 
+def test_a_word_the_docs_never_use_says_as_much_as_the_language_makes_it_say(public_scope):
+    """`unknown_info`: of two questions with as many words the docs never use, the one whose
+    unused words are everyday English (a reader's own phrasing) is less uncovered than the one
+    whose unused word is a name; a question read as another language weighs every word alike."""
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.evidence import _information
+    from askdocs.edge_runtime.query import make_query
+
+    def unknown_info(message: str) -> tuple[float, float]:
+        query = make_query(ChatRequest(message, "en", (), None), public_scope)
+        terms = set(query.key_terms)
+        known = set(public_scope.document_frequencies("en", terms)[0].items())
+        unknown = terms - {t for t, n in known if n}
+        information = _information(query, terms)
+        return len(unknown) / len(terms), sum(information[t] for t in unknown) / sum(information.values())
+
+    everyday_frac, everyday = unknown_info("Can people come back later to restore a backup?")
+    name_frac, name = unknown_info("Can certbot renewals trigger a backup restore?")
+    assert everyday_frac > 0 and name_frac > 0
+    assert name > name_frac and everyday < everyday_frac and name > 2 * everyday
+    query = make_query(ChatRequest("Comment installer Tallyfox sur Windows ?", "en", (), None), public_scope)
+    assert set(_information(query, set(query.key_terms)).values()) == {1.0}
+
+
 def test_a_follow_up_is_matched_lexically_on_its_own_words(example_corpus, public_scope):
     from askdocs.edge_runtime.conversation import ChatRequest, Turn
     from askdocs.edge_runtime.query import make_query
