@@ -231,21 +231,30 @@ def _defining(
     return best_at if best >= max(2, len(terms) / 2) else offset
 
 
-def _section_text(content: str, start: int, end: int, focus: int | None = None) -> str:
+def _section_text(content: str, start: int, end: int, focus: int | None = None, defined: bool = True) -> str:
     """A section's text, or a window of MAX_SECTION_CHARS of it around `focus` (an offset in the
     page) when it is longer. A window that starts or ends inside a code block keeps it a code
     block (its fence line, then "…" where lines were left out): cut bare, its code read as prose
     and the prose after it as code (Requests' "Proxies" section quoted "```", then "You override
-    this default certificate bundle…" as a code block)."""
+    this default certificate bundle…" as a code block). Long code blocks are quoted in part first
+    (`_shorten_code`), the one `focus` is in too unless it is `defined` there (an item the
+    question names, a line of --help output)."""
     text = content[start:end].strip()
     if len(text) <= MAX_SECTION_CHARS:
         return text
     focus = (focus - start) if focus is not None else 0
+    text, focus = _shorten_code(text, focus, keep=defined)
+    if len(text) <= MAX_SECTION_CHARS:
+        return text
     begin = max(0, min(focus - MAX_SECTION_CHARS // 3, len(text) - MAX_SECTION_CHARS))
     stop = begin + MAX_SECTION_CHARS
     if begin > 0 and "\n" in text[begin : begin + 300]:
         begin = text.index("\n", begin) + 1
-    piece = text[begin:stop]
+    if stop < len(text):  # end at a line or a sentence, not inside a word ("in both cas")
+        cut = max(text.rfind("\n", begin, stop), text.rfind(". ", begin, stop) + 1)
+        if cut > stop - 300:
+            stop = cut
+    piece = text[begin:stop].rstrip()
     fences = [m.start() for m in _FENCE_LINE.finditer(text, 0, begin)]
     if len(fences) % 2:  # starts inside a code block
         if _FENCE_LINE.match(piece):  # on its closing line: the block is behind
@@ -260,6 +269,39 @@ def _section_text(content: str, start: int, end: int, focus: int | None = None) 
     if begin > 0 and piece.startswith("|"):
         piece = _table_head(text[:begin]) + piece
     return piece
+
+
+# A code block longer than this many lines is quoted in part (as the answer quotes one: its first
+# lines, then "…") when a section is too long for one window.
+CODE_LINES = 24
+
+
+def _shorten_code(text: str, focus: int, keep: bool = True) -> tuple[str, int]:
+    """`text` with each code block of more than CODE_LINES + 2 lines cut to its first CODE_LINES
+    lines, "…" and its closing fence, except the block holding `focus` when `keep`; and where
+    `focus` now is (at the start of its block when that was cut).
+    A long section's prose says what to do, its terminal output shows it: three 40-line outputs
+    of pytest's "Rerunning only failures" filled the window, and its "`--lf`, `--last-failed` -
+    to only re-run the failures" was left out of it."""
+    out, at, moved = [], 0, 0
+    for block in _FENCE_BLOCK.finditer(text):
+        lines = block.group(0).split("\n")
+        inside = block.start() <= focus < block.end()
+        if len(lines) <= CODE_LINES + 2 or (inside and keep):
+            continue
+        short = "\n".join([*lines[: CODE_LINES + 1], "…", lines[-1]])
+        out.append(text[at : block.start()] + short)
+        if inside:
+            moved += focus - block.start()
+        elif block.end() <= focus:
+            moved += block.end() - block.start() - len(short)
+        at = block.end()
+    if not out:
+        return text, focus
+    return "".join(out) + text[at:], focus - moved
+
+
+_FENCE_BLOCK = re.compile(r"^```[^\n]*\n.*?^```[^\n]*$", re.S | re.M)
 
 
 def is_table_rule(row: str) -> bool:
@@ -309,12 +351,8 @@ class _Collector:
         page = self.corpus.page(set_index, page_index)
         if text is None:
             start, end, sec_anchor, sec_heading = section_at(self.corpus, set_index, page_index, offset)
-            text = _section_text(
-                page.content,
-                start,
-                end,
-                _defining(page.content, start, end, offset, self.names, self.terms, self.locale),
-            )
+            focus = _defining(page.content, start, end, offset, self.names, self.terms, self.locale)
+            text = _section_text(page.content, start, end, focus, defined=focus != offset)
             anchor = sec_anchor if anchor is None else anchor
             heading = sec_heading if heading is None else heading
             if lastmod is None and ref is not None:

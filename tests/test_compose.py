@@ -959,6 +959,32 @@ def test_a_window_cut_inside_a_code_block_keeps_code_as_code_and_prose_as_prose(
     assert end.count("```") % 2 == 0 and end.endswith("…\n```"), end[-80:]  # ends inside it: closed
 
 
+def test_a_long_sections_terminal_output_does_not_crowd_its_prose_out_of_the_window():
+    """pytest's "Rerunning only failures": three 40-line terminal outputs filled the window, which
+    began in the middle of one and ended inside a word ("in both cas"). Long blocks are quoted in
+    part, as an answer quotes them, unless the window is read at a line the question names."""
+    output = (
+        "```pytest\n$ pytest --lf\n" + "".join(f"test_50.py line {i} of output\n" for i in range(40)) + "```"
+    )
+    section = (
+        "## Rerunning only failures\n\nThe plugin provides two options: `--lf`, `--last-failed` - to only "
+        "re-run the failures.\n\n"
+        + "\n\n".join([output, "You have run only the two failing tests from the last run.", output, output])
+        + "\n\nNew `--nf`, `--new-first` options: run new tests first followed by the rest of the tests, in "
+        "both cases tests are also sorted by the file modified time. " + "More words after it. " * 60
+    )
+    assert len(section) > 2 * MAX_SECTION_CHARS
+    hit = section.index("line 20 of output")
+    window = _section_text(section, 0, len(section), hit, defined=False)
+    assert "`--lf`, `--last-failed` - to only re-run the failures." in window
+    assert "You have run only the two failing tests" in window
+    assert window.count("```") % 2 == 0 and "line 30 of output" not in window
+    assert window.endswith((".", "```", "…")), window[-40:]  # a line or a sentence, not a word cut
+    # Read at a line the question names (`defined`), that block stays whole around it.
+    kept = _section_text(section, 0, len(section), hit, defined=True)
+    assert "line 30 of output" in kept and kept.count("```") % 2 == 0
+
+
 LOOP = """### For
 
 Inside of a for-loop block, you can access some special variables:
