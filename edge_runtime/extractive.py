@@ -333,7 +333,15 @@ def _abbreviating(query: Query, terms: set[str]) -> set[str]:
     # And the other way: words that spell out an asked shorthand ("Standard Output" for stdout).
     table = spelled_out(query.locale)
     found |= {k for k in query.key_terms if k in table and table[k] <= terms}
+    # And the asked words a joined name is made of: "obey" in `ROBOTSTXT_OBEY`, "age" and "day" in
+    # `max_age_days` (the reader says the words, the reference writes the name).
+    found |= {k for t in terms if "_" in t for k in _name_parts(query.locale, t) & query.key_terms}
     return terms | found if found else terms
+
+
+@lru_cache(maxsize=65536)
+def _name_parts(locale: str, term: str) -> frozenset[str]:
+    return frozenset(lexical.stem_terms(locale, term.replace("_", " ")))
 
 
 @lru_cache(maxsize=256)

@@ -1159,6 +1159,32 @@ def test_a_name_that_abbreviates_an_asked_word_matches_it():
     assert found == {"form", "time", "auth", "param", "authent", "paramet"}
 
 
+def test_a_joined_name_holds_the_asked_words_it_is_made_of():
+    """ "obey robots.txt setting": Scrapy's settings reference names it `ROBOTSTXT_OBEY`; the
+    section it heads answers, not its neighbour that says "robots.txt" twice."""
+    pool = [
+        evidence(
+            "/topics/settings/#robotstxt-user-agent",
+            "Settings",
+            "Settings › ROBOTSTXT_USER_AGENT",
+            "The user agent string to use for matching in the robots.txt file.\n\nDefault: `None`\n\n"
+            "If `None`, the User-Agent header you are sending is used for the robots.txt file.",
+        ),
+        evidence(
+            "/topics/settings/#robotstxt-obey",
+            "Settings",
+            "Settings › ROBOTSTXT_OBEY",
+            "Default: `False`\n\nIf enabled, Scrapy will respect robots.txt policies.",
+            0.95,
+            1,
+        ),
+    ]
+    composition = compose(query("obey robots.txt setting"), pool)
+    assert composition.cited[0].url == "/topics/settings/#robotstxt-obey", rendered(composition)
+    asked = query("How many days is the max age?")
+    assert _abbreviating(asked, {"max_age_day"}) >= lexical.stem_terms("en", "age days")
+
+
 SET_BUILTIN = """### The Set Builtin
 
 Options, if specified, have the following meanings:
