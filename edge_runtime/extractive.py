@@ -100,8 +100,9 @@ _NUMBER = re.compile(r"\d")
 # A number the question states on its own ("exited with code 7", "a 409"): a table row whose
 # first cell is that number is the entry it looks up ("| `7` | Another process holds the lock |"),
 # and weighs like a section headed by an asked name (4.0, below); so does a term ending in it
-# ("Exit code 5: No tests were collected", "- HTTP 409: …").
-_NUMBER_ASKED = re.compile(r"(?<![\w.,-])\d{1,6}(?![\w,]|\.\d)")
+# ("Exit code 5: No tests were collected", "- HTTP 409: …"). Not a part of a larger number ("1,000",
+# "2.5"); a comma or a full stop after it ends it ("exited with code 7, what does that mean?").
+_NUMBER_ASKED = re.compile(r"(?<![\w.,-])\d{1,6}(?!\w|[.,]\d)")
 NAMED_ROW = 4.0
 # A question about a default ("what does lookup_field default to?", "the default ordering of
 # CursorPagination?", "¿el valor por defecto?") is answered by a unit that states one.

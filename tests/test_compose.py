@@ -19,7 +19,14 @@ from askdocs.edge_runtime.evidence import (
     assess,
     heading_names,
 )
-from askdocs.edge_runtime.extractive import _ASKS_DEFAULT, _abbreviating, asks, compose, procedural
+from askdocs.edge_runtime.extractive import (
+    _ASKS_DEFAULT,
+    _NUMBER_ASKED,
+    _abbreviating,
+    asks,
+    compose,
+    procedural,
+)
 from askdocs.edge_runtime.query import (
     Query,
     about_history,
@@ -1648,6 +1655,10 @@ def test_a_number_the_question_states_finds_the_row_it_looks_up():
     lead = composition.parts[0].text
     assert "data directory lock" in lead, rendered(composition)
     assert "Authentication failed" not in rendered(composition)
+    # A comma after the number ends it as a full stop does; one inside a number does not.
+    asked = query("tallyfox exited with code 7, what does that mean?")
+    assert "data directory lock" in compose(asked, pool).parts[0].text
+    assert _NUMBER_ASKED.findall("code 7, then 1,000 rows and 2.5 s, or 409.") == ["7", "409"]
 
 
 V2_RELEASES = {
