@@ -37,9 +37,13 @@ GENERIC = {
     ),
 }
 # Whole phrases that frame a question; removed before key terms are taken ("does it support
-# SAML?" is about SAML, "¿es compatible con SAML?" too). Search still sees the full text.
+# SAML?" is about SAML, "¿es compatible con SAML?" too). Search still sees the full text. In the
+# passive the thing asked about stands between the verbs and stays ("Is SAML supported?" asked
+# nothing once "SAML" went with its frame, and was answered "What would you like to know?").
 _FRAMING = re.compile(
-    r"\b(?:do|does|did|can|will|would|is|are)\s+(?:you|it|they|we|there|this|the\s+\w+|\w+)?\s*"
+    r"\b(?:is|are)\s+(?!(?:you|it|they|we|there|this)\b)(?P<kept>[\w.]+(?:[\s-]+[\w.]+){0,2}?)\s+"
+    r"(?:supported|offered|provided)\b"
+    r"|\b(?:do|does|did|can|will|would|is|are)\s+(?:you|it|they|we|there|this|the\s+\w+|\w+)?\s*"
     r"(?:support|supports|supported|offer|offers|provide|provides|have|has)\b"
     r"|\b(?:is|are)\s+there\s+(?:any\s+|a\s+|an\s+)?(?:way|support|option|setting|feature)?\b"
     r"|\bsupport\s+for\b|\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b"
@@ -809,8 +813,12 @@ def _searched_words(scope, text: str, locale: str) -> str:
     return without_other_links(docs_links_named(scope, _what_is_asked(text, locale)), locale)
 
 
+def _unframed(frame: re.Match) -> str:
+    return f" {frame.group('kept') or ''} "
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
-    terms = lexical.stem_terms(locale, _FRAMING.sub(" ", text))
+    terms = lexical.stem_terms(locale, _FRAMING.sub(_unframed, text))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
     return frozenset(t for t in terms if t not in generic and len(t) > 1)
 

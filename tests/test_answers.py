@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
+from askdocs.edge_runtime.query import key_terms
 
 
 @pytest.fixture(scope="module")
@@ -134,10 +135,21 @@ def test_a_message_without_a_key_term_or_a_name_is_not_answered(docs, message, l
     )
 
 
-@pytest.mark.parametrize("message", ["Is it free?", "What is Tallyfox?", "TFX-1042?"])
+@pytest.mark.parametrize("message", ["Is it free?", "What is Tallyfox?", "TFX-1042?", "Is SAML supported?"])
 def test_one_key_term_or_one_name_is_a_question(docs, message):
     result = ask(docs, message)
     assert result.extra.get("refused_because") != "no_question", result.text
+
+
+def test_the_thing_a_passive_question_asks_about_is_not_its_frame(docs):
+    """ "Is SAML supported?": "supported" frames the question, "SAML" is what it asks about (it went
+    with the frame, and the reader was asked what they wanted to know)."""
+    assert key_terms("en", "Is SAML supported?") == {"saml"}
+    assert key_terms("en", "Is single sign-on supported?") == key_terms("en", "single sign-on")
+    assert key_terms("en", "Does Tallyfox support SAML?") == {"saml"}
+    assert key_terms("en", "Is it supported?") == frozenset()
+    result = ask(docs, "Is SAML supported?")
+    assert result.answered and result.citations[0]["url"].startswith("/guides/sso/"), result.text
 
 
 @pytest.mark.parametrize(
