@@ -96,6 +96,7 @@ class Corpus:
     locales: list[str]
     sources: list[str] = field(default_factory=list)
     models: dict[str, ModelInfo] = field(default_factory=dict)  # per locale; `model` is the default's
+    _joined: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)  # `joined_names`
 
     @property
     def default_locale(self) -> str:
@@ -118,6 +119,21 @@ class Corpus:
         loaded = self.sets[ref.set]
         chunk = loaded.chunks[ref.index]
         return chunk_text(loaded.pages[chunk.page], chunk)
+
+    def joined_names(self, locale: str) -> dict[str, str]:
+        """The locale's index terms that hold a separator ("tfx-1042", "max_age_day"), keyed by
+        the term without them ("tfx1042"), over every shard set (computed once per set; a term
+        of a restricted page is here too: callers count only what a reader may see)."""
+        found = self._joined.get(locale)
+        if found is None:
+            found = {}
+            for loaded in self.sets:
+                index = loaded.lexical.get(locale)
+                for term in sorted(index.terms) if index is not None else ():
+                    if "-" in term or "_" in term:
+                        found.setdefault(term.replace("-", "").replace("_", ""), term)
+            self._joined[locale] = found
+        return found
 
     def summary(self) -> dict:
         m = self.manifest

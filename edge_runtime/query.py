@@ -557,6 +557,71 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
     return corrections
 
 
+# A word written without the separators of a name the docs use: "TFX1042" for `TFX-1042`,
+# "maxagedays" for `max_age_days`. Of four characters or more, holding a digit or of eight or more
+# (a plain short word is not taken for a name's parts).
+_JOINED = re.compile(r"[^\W_]{4,40}", re.U)
+
+
+_CODE = re.compile(r"([^\W\d_]{2,})(\d{2,})", re.U)
+
+
+def docs_joined_names(scope, locale: str, text: str) -> dict[str, str]:
+    """The reader's words the docs never use that are a name the docs use written without its
+    separators ("TFX1042": `TFX-1042`), each with that name in the reader's case. Only names on
+    pages the reader may read count."""
+    if scope is None:
+        return {}
+    words = list(
+        dict.fromkeys(
+            m.group(0)
+            for m in _JOINED.finditer(text)
+            if any(c.isdigit() for c in m.group(0)) or len(m.group(0)) >= 8
+        )
+    )[:TYPO_MAX_WORDS]
+    if not words:
+        return {}
+    stems = {w: lexical.stem_terms(locale, w.lower()) for w in words}
+    counts, _ = scope.document_frequencies(locale, set().union(*stems.values()))
+    unused = {w: next(iter(s)) for w, s in stems.items() if len(s) == 1 and not counts.get(next(iter(s)), 0)}
+    if not unused:
+        return {}
+    joined = scope.corpus.joined_names(locale)
+    found = {w: joined[t] for w, t in unused.items() if t in joined}
+    out = {}
+    if found:
+        visible, _ = scope.document_frequencies(locale, set(found.values()))
+        out = {w: _separated(w, name) for w, name in found.items() if visible.get(name, 0)}
+    for word in [w for w in unused if w not in out]:
+        # A code the index keeps in two parts ("TFX-1042": "tfx", "1042"): written as the docs
+        # write it where a chunk holds both parts.
+        parts = _CODE.fullmatch(word)
+        if parts is None:
+            continue
+        head, tail = parts.group(1), parts.group(2)
+        terms = [t for p in (head, tail) for t in lexical.stem_terms(locale, p.lower())]
+        if len(terms) != 2:
+            continue
+        for said in scope.texts_holding(locale, terms):
+            written = re.search(rf"(?<!\w){re.escape(head)}([-_ ]){re.escape(tail)}(?!\w)", said, re.I)
+            if written:
+                out[word] = f"{head}{written.group(1)}{tail}"
+                break
+    return out
+
+
+def _separated(word: str, name: str) -> str:
+    """`word` with the separators `name` has where it has them ("TFX1042", "tfx-1042": "TFX-1042")."""
+    out, at = [], 0
+    for char in name:
+        if char in "-_" and (at >= len(word) or word[at] not in "-_"):
+            out.append(char)
+        elif at < len(word):
+            out.append(word[at])
+            at += 1
+    return "".join(out) + word[at:]
+
+
 def respell(text: str, replacements: dict[str, str]) -> str:
     """`text` with each whole word of `replacements` replaced."""
     if not replacements:
@@ -835,7 +900,9 @@ def make_query(
     site_locales = sorted(scope.locales) or [locale]
     foreign = foreign_language(request.message, site_locales)
     message = docs_spelling(scope, locale, _searched_words(scope, request.message, locale))
-    typos = {} if foreign else docs_typos(scope, locale, message)
+    typos = {}
+    if not foreign:
+        typos = {**docs_joined_names(scope, locale, message), **docs_typos(scope, locale, message)}
     message = respell(message, typos)
     # Only the reader's last question can be borrowed (`search_query`): only it is read.
     previous = next((t for t in reversed(history) if t.role == "user"), None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from askdocs.edge_runtime.corpus import Corpus
+from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.lru import LRU
 
 SUPPORT_TERMS = 16  # the weightiest key terms `Scope.support` reads
@@ -79,6 +79,22 @@ class Scope:
             for term, count in found.items():
                 counts[term] += count
         return counts, total
+
+    def texts_holding(self, locale: str, terms: list[str], limit: int = 3) -> list[str]:
+        """The text of up to `limit` visible chunks of a locale that hold every one of `terms`."""
+        out: list[str] = []
+        for set_index, loaded in enumerate(self.corpus.sets):
+            index = loaded.lexical.get(locale)
+            if index is None or not terms:
+                continue
+            docs = index.holding(terms[0], self.chunk_masks[set_index])
+            for term in terms[1:]:
+                docs = np.intersect1d(docs, index.holding(term, self.chunk_masks[set_index]))
+            for position in index.chunk_positions(docs[: limit - len(out)]):
+                out.append(self.corpus.text(ChunkRef(set_index, int(position))))
+            if len(out) >= limit:
+                break
+        return out
 
     def support(self, locale: str, weights: dict[str, float]) -> float:
         """How much the question's words are said together: for each of its key terms the docs

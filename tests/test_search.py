@@ -420,6 +420,31 @@ def test_a_mistyped_word_is_searched_as_the_docs_word_one_edit_away(example_corp
     assert "respelled" not in right.extra
 
 
+def test_a_name_written_without_its_separators_is_searched_as_the_docs_write_it(
+    example_corpus, public_scope, staff_scope
+):
+    """ "TFX1042" and "TALLYFOXDATADIR": names the docs write `TFX-1042` and `TALLYFOX_DATA_DIR`
+    were words nothing in the docs holds, and the question was refused. Each is searched as the
+    docs write it (the trace says so); a name only a restricted page uses is not, for a reader
+    who may not read it."""
+    from askdocs.edge_runtime.answer import Docs, answer
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import docs_joined_names
+
+    corpus, embedder = example_corpus
+    assert docs_joined_names(public_scope, "en", "What does TFX1042 mean?") == {"TFX1042": "TFX-1042"}
+    assert docs_joined_names(public_scope, "en", "set TALLYFOXDATADIR") == {
+        "TALLYFOXDATADIR": "TALLYFOX_DATA_DIR"
+    }
+    assert docs_joined_names(public_scope, "en", "What does TFX-1042 mean? And 2024?") == {}
+    reply = answer(Docs(public_scope, embedder), ChatRequest("What does TFX1042 mean?", "en", (), None))
+    assert reply.answered and reply.citations[0]["url"] == "/errors/#tfx-1042", reply.text
+    assert reply.extra["respelled"] == {"TFX1042": "TFX-1042"}
+    # `marigold-anvil-42` is on the restricted runbook only.
+    assert docs_joined_names(staff_scope, "en", "what is anvil42") == {"anvil42": "anvil-42"}
+    assert docs_joined_names(public_scope, "en", "what is anvil42") == {}
+
+
 def test_typos_are_read_only_where_a_word_is_no_word_at_all(public_scope, staff_scope):
     """What is taken for a typo: a plain word of five letters or more that neither the language
     nor the reader's visible docs use. Words of the language ("backend", "systemd", "Redis"),
