@@ -559,8 +559,11 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
 
 # A word written without the separators of a name the docs use: "TFX1042" for `TFX-1042`,
 # "maxagedays" for `max_age_days`. Of four characters or more, holding a digit or of eight or more
-# (a plain short word is not taken for a name's parts).
-_JOINED = re.compile(r"[^\W_]{4,40}", re.U)
+# (a plain short word is not taken for a name's parts); not a part of a longer name
+# (`prebuild_index`, `twisted/internet/_sslverify.py`), and not a name in another convention
+# ("firstName" is the reader's own camelCase, not the docs' `first_name`).
+_JOINED = re.compile(r"(?<![\w.:/-])[^\W_]{4,40}(?![\w-]|[.:/]\w)", re.U)
+_CAMEL = re.compile(r"[a-z][A-Z]")
 
 
 _CODE = re.compile(r"([^\W\d_]{2,})(\d{2,})", re.U)
@@ -576,7 +579,8 @@ def docs_joined_names(scope, locale: str, text: str) -> dict[str, str]:
         dict.fromkeys(
             m.group(0)
             for m in _JOINED.finditer(text)
-            if any(c.isdigit() for c in m.group(0)) or len(m.group(0)) >= 8
+            if (any(c.isdigit() for c in m.group(0)) or len(m.group(0)) >= 8)
+            and not _CAMEL.search(m.group(0))
         )
     )[:TYPO_MAX_WORDS]
     if not words:

@@ -437,6 +437,9 @@ def test_a_name_written_without_its_separators_is_searched_as_the_docs_write_it(
         "TALLYFOXDATADIR": "TALLYFOX_DATA_DIR"
     }
     assert docs_joined_names(public_scope, "en", "What does TFX-1042 mean? And 2024?") == {}
+    # Not a part of a longer name, nor a name in another convention (the reader's own camelCase).
+    for other in ("datadirectory_tfx1042", "see app/_tfx1042.py", "tallyfoxDataDir"):
+        assert docs_joined_names(public_scope, "en", other) == {}, other
     reply = answer(Docs(public_scope, embedder), ChatRequest("What does TFX1042 mean?", "en", (), None))
     assert reply.answered and reply.citations[0]["url"] == "/errors/#tfx-1042", reply.text
     assert reply.extra["respelled"] == {"TFX1042": "TFX-1042"}
