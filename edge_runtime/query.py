@@ -558,7 +558,7 @@ def docs_typos(scope, locale: str, text: str) -> dict[str, str]:
 
 
 # A word written without the separators of a name the docs use: "TFX1042" for `TFX-1042`,
-# "maxagedays" for `max_age_days`. Of four characters or more, holding a digit or of eight or more
+# "maxagedays" for `max_age_days`. Of four characters or more, holding a digit or of six or more
 # (a plain short word is not taken for a name's parts); not a part of a longer name
 # (`prebuild_index`, `twisted/internet/_sslverify.py`), and not a name in another convention
 # ("firstName" is the reader's own camelCase, not the docs' `first_name`).
@@ -579,7 +579,7 @@ def docs_joined_names(scope, locale: str, text: str) -> dict[str, str]:
         dict.fromkeys(
             m.group(0)
             for m in _JOINED.finditer(text)
-            if (any(c.isdigit() for c in m.group(0)) or len(m.group(0)) >= 8)
+            if (any(c.isdigit() for c in m.group(0)) or len(m.group(0)) >= 6)
             and not _CAMEL.search(m.group(0))
         )
     )[:TYPO_MAX_WORDS]

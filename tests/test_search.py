@@ -436,6 +436,7 @@ def test_a_name_written_without_its_separators_is_searched_as_the_docs_write_it(
     assert docs_joined_names(public_scope, "en", "set TALLYFOXDATADIR") == {
         "TALLYFOXDATADIR": "TALLYFOX_DATA_DIR"
     }
+    assert docs_joined_names(public_scope, "en", "where is datadir set") == {"datadir": "data_dir"}
     assert docs_joined_names(public_scope, "en", "What does TFX-1042 mean? And 2024?") == {}
     # Not a part of a longer name, nor a name in another convention (the reader's own camelCase).
     for other in ("datadirectory_tfx1042", "see app/_tfx1042.py", "tallyfoxDataDir"):
