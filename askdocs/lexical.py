@@ -366,7 +366,7 @@ class LunrWriter(_TermPairs):
             cuts = np.searchsorted(keys, np.arange(low * fields, high * fields + 1)).tolist()
             refs = _Joined(self._refs, docs)  # '"ref":{},' each
             for rank in range(low, high):
-                out.write(b"%s[%s,{" % (b"," if rank else b"", _ENCODE(terms[rank]).encode()))
+                out.write(b'%s[%s,{' % (b"," if rank else b"", _ENCODE(terms[rank]).encode()))
                 for k, key in enumerate(keyed):
                     cut = (rank - low) * fields + k
                     out.write(b"},%s" % key if k else key)
@@ -592,22 +592,12 @@ class Postings:
                 docs.append(doc)
                 weights.append(summed[doc])
             offsets.append(len(docs))
-        return cls(
-            terms,
-            np.asarray(offsets, dtype=np.int64),
-            np.asarray(docs, dtype=np.int32),
-            np.asarray(weights, dtype=np.float64),
-            list(refs),
-            list(serialized["pipeline"]),
-        )
+        return cls(terms, np.asarray(offsets, dtype=np.int64), np.asarray(docs, dtype=np.int32),
+                   np.asarray(weights, dtype=np.float64), list(refs), list(serialized["pipeline"]))
 
     def meta_json(self) -> dict:
-        return {
-            "terms": self.terms,
-            "offsets": self.offsets.tolist(),
-            "refs": self.refs,
-            "pipeline": self.pipeline,
-        }
+        return {"terms": self.terms, "offsets": self.offsets.tolist(), "refs": self.refs,
+                "pipeline": self.pipeline}
 
     def table(self) -> np.ndarray:
         table = np.zeros(len(self.docs), dtype=POSTING_DTYPE)
@@ -619,14 +609,8 @@ class Postings:
         # Plain views on the mapped file: slicing a np.memmap costs ten times more.
         docs = table["doc"].view(np.ndarray) if isinstance(table, np.memmap) else table["doc"]
         weights = table["weight"].view(np.ndarray) if isinstance(table, np.memmap) else table["weight"]
-        return cls(
-            meta["terms"],
-            np.asarray(meta["offsets"], dtype=np.int64),
-            docs,
-            weights,
-            meta["refs"],
-            meta["pipeline"],
-        )
+        return cls(meta["terms"], np.asarray(meta["offsets"], dtype=np.int64), docs, weights,
+                   meta["refs"], meta["pipeline"])
 
 
 POSTING_DTYPE = np.dtype([("doc", "<i4"), ("weight", "<f8")])
@@ -689,7 +673,9 @@ class BM25Writer(_TermPairs):
         count = len(self._refs)
         lengths = np.frombuffer(self._sizes, dtype=np.float64)
         average = float(lengths.mean()) if len(lengths) and lengths.mean() > 0 else 1.0
-        idf = np.array([math.log(1 + (count - h + 0.5) / (h + 0.5)) for h in held.tolist()], dtype=np.float64)
+        idf = np.array(
+            [math.log(1 + (count - h + 0.5) / (h + 0.5)) for h in held.tolist()], dtype=np.float64
+        )
         offsets = np.r_[0, np.cumsum(held)].tolist()
         pipeline = [fn.label for fn in self._pipeline.search_fns]
         # json_bytes(meta_json()): keys sorted, compact separators
@@ -856,9 +842,8 @@ def search(
     return search_terms(index, query_tokens(text), limit)
 
 
-def search_terms(
-    index: PostingsScorer | Index, terms: list[str], limit: int = 50
-) -> list[tuple[str, float, frozenset[str]]]:
+def search_terms(index: PostingsScorer | Index, terms: list[str], limit: int = 50
+                 ) -> list[tuple[str, float, frozenset[str]]]:
     """OR-query of already tokenised terms (each still goes through the search pipeline)."""
     if not terms:
         return []

@@ -121,9 +121,9 @@ class Corpus:
         return chunk_text(loaded.pages[chunk.page], chunk)
 
     def joined_names(self, locale: str) -> dict[str, str]:
-        """The locale's index terms that hold a separator ("tfx-1042", "max_age_day"), keyed by
-        the term without them ("tfx1042"), over every shard set (computed once per set; a term
-        of a restricted page is here too: callers count only what a reader may see)."""
+        """The locale's index terms that hold a separator ("max_age_day", "tallyfox_data_dir"),
+        keyed by the term without them ("maxageday"), over every shard set (computed once per
+        locale; a term of a restricted page is here too: callers count only what a reader may see)."""
         found = self._joined.get(locale)
         if found is None:
             found = {}
