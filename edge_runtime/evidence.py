@@ -19,7 +19,7 @@ from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import DocsFS
 from askdocs.edge_runtime.query import Query, foreign_language, identifier_pattern, mentions, names_in
-from askdocs.edge_runtime.rarity import UNLISTED_ZIPF, is_rare, zipf
+from askdocs.edge_runtime.rarity import UNLISTED_ZIPF, zipf
 from askdocs.edge_runtime.results import locate_in_chunk
 from askdocs.edge_runtime.search import SITE_LINK, SearchOutcome
 
@@ -669,8 +669,11 @@ def features(
     lexical_refs = {h.ref for h in outcome.hits[:5] if h.lexical_rank is not None and h.lexical_rank < 3}
     dense_refs = {h.ref for h in outcome.hits[:5] if h.dense_rank is not None and h.dense_rank < 3}
     unknown = terms - set(weights)
-    rare = _rare_unknown(query, unknown)
-    information = _information(query, terms)
+    # The terms the docs never use whose words are rare in the language at large (no word list:
+    # none), and how much each term says.
+    zipfs = _word_zipfs(query, terms)
+    rare = {t for t in unknown if zipfs and zipfs.get(t) == UNLISTED_ZIPF}
+    information = _information(query, terms, zipfs)
     said = sum(information.values())
     unknown_info = sum(information[t] for t in unknown) / said if said else 0.0
     # A term absent from a large site says more than one absent from a twelve-page site.
@@ -718,35 +721,30 @@ INFORMATION_CAP = 8.0
 INFORMATION_FLOOR = 0.5
 
 
-def _information(query: Query, terms: set[str]) -> dict[str, float]:
-    """How much each key term says, by how rare its word is in the language at large: "people",
-    "come", "real" (everyday words, a reader's own phrasing) say little; "threshold" more;
-    "certbot", "Okta" (names) and numbers the most. A term no word of the question stems to (a
-    number, a joined name) counts as an unlisted word. Every term 1.0 when the language has no
-    word list, or the question reads as written in another language (its words are not the
-    docs' language's, common or rare: "Comment installer Tallyfox sur Windows ?")."""
-    if foreign_language(query.text, [query.locale]) is not None:
-        return dict.fromkeys(terms, 1.0)
-    common: dict[str, float] = {}
+def _word_zipfs(query: Query, terms: set[str]) -> dict[str, float] | None:
+    """Of each of `terms` that a word of the question stems to, how common its rarest such word
+    is in the language (`rarity.zipf`); None when the language has no word list."""
+    zipfs: dict[str, float] = {}
     for word in _WORD.findall(query.text):
         frequency = zipf(query.locale, word)
         if frequency is None:
-            return dict.fromkeys(terms, 1.0)
+            return None
         for term in lexical.stem_terms(query.locale, word) & terms:
-            common[term] = min(common.get(term, frequency), frequency)
-    return {t: max(INFORMATION_FLOOR, INFORMATION_CAP - common.get(t, UNLISTED_ZIPF)) for t in terms}
+            zipfs[term] = min(zipfs.get(term, frequency), frequency)
+    return zipfs
 
 
-def _rare_unknown(query: Query, unknown: set[str]) -> set[str]:
-    """The key terms the docs never use whose words are rare in the language at large."""
-    if not unknown:
-        return set()
-    rare = set()
-    for word in _WORD.findall(query.text):
-        for term in lexical.stem_terms(query.locale, word) & unknown:
-            if is_rare(query.locale, word):
-                rare.add(term)
-    return rare
+def _information(query: Query, terms: set[str], zipfs: dict[str, float] | None) -> dict[str, float]:
+    """How much each key term says, by how rare its word is in the language at large (`zipfs`:
+    `_word_zipfs` of the terms): "people", "come", "real" (everyday words, a reader's own
+    phrasing) say little; "threshold" more; "certbot", "Okta" (names) and numbers the most. A
+    term no word of the question stems to (a number, a joined name) counts as an unlisted word.
+    Every term 1.0 when the language has no word list, or the question reads as written in
+    another language (its words are not the docs' language's, common or rare: "Comment installer
+    Tallyfox sur Windows ?")."""
+    if zipfs is None or foreign_language(query.text, [query.locale]) is not None:
+        return dict.fromkeys(terms, 1.0)
+    return {t: max(INFORMATION_FLOOR, INFORMATION_CAP - zipfs.get(t, UNLISTED_ZIPF)) for t in terms}
 
 
 def assess(

@@ -40,11 +40,6 @@ def common_words(locale: str) -> frozenset[str] | None:
     return None if frequencies is None else frozenset(frequencies)
 
 
-def is_rare(locale: str, word: str) -> bool:
-    words = common_words(locale)
-    return words is not None and word.lower() not in words
-
-
 # The Zipf value (log10 of uses per billion words) given a word the "small" list does not hold:
 # it holds every word used about once per million words or more (Zipf 3), so such a word is rarer
 # than that: a name, a term of art, a typo.

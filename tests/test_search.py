@@ -270,7 +270,7 @@ def test_a_word_the_docs_never_use_says_as_much_as_the_language_makes_it_say(pub
     unused words are everyday English (a reader's own phrasing) is less uncovered than the one
     whose unused word is a name; a question read as another language weighs every word alike."""
     from askdocs.edge_runtime.conversation import ChatRequest
-    from askdocs.edge_runtime.evidence import _information
+    from askdocs.edge_runtime.evidence import _information, _word_zipfs
     from askdocs.edge_runtime.query import make_query
 
     def unknown_info(message: str) -> tuple[float, float]:
@@ -278,7 +278,7 @@ def test_a_word_the_docs_never_use_says_as_much_as_the_language_makes_it_say(pub
         terms = set(query.key_terms)
         known = set(public_scope.document_frequencies("en", terms)[0].items())
         unknown = terms - {t for t, n in known if n}
-        information = _information(query, terms)
+        information = _information(query, terms, _word_zipfs(query, terms))
         return len(unknown) / len(terms), sum(information[t] for t in unknown) / sum(information.values())
 
     everyday_frac, everyday = unknown_info("Can people come back later to restore a backup?")
@@ -286,7 +286,8 @@ def test_a_word_the_docs_never_use_says_as_much_as_the_language_makes_it_say(pub
     assert everyday_frac > 0 and name_frac > 0
     assert name > name_frac and everyday < everyday_frac and name > 2 * everyday
     query = make_query(ChatRequest("Comment installer Tallyfox sur Windows ?", "en", (), None), public_scope)
-    assert set(_information(query, set(query.key_terms)).values()) == {1.0}
+    terms = set(query.key_terms)
+    assert set(_information(query, terms, _word_zipfs(query, terms)).values()) == {1.0}
 
 
 def test_a_follow_up_is_matched_lexically_on_its_own_words(example_corpus, public_scope):
