@@ -28,6 +28,8 @@ from askdocs.shards import PageRecord
 
 MAX_SECTION_CHARS = 2400
 _FENCE_LINE = re.compile(r"^```", re.M)
+# A fenced code block as the build writes it (the composer splits evidence into units by it too).
+FENCED_BLOCK = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
 MAX_SECTIONS_PER_CHUNK = 4
 MAX_OUTLINE = 8  # sections of the pages read whose heading names something (`outline`)
 OUTLINE_SCORE = 0.3  # what such a section, read only for its heading, weighs as evidence
@@ -284,7 +286,7 @@ def _shorten_code(text: str, focus: int, keep: bool = True) -> tuple[str, int]:
     of pytest's "Rerunning only failures" filled the window, and its "`--lf`, `--last-failed` -
     to only re-run the failures" was left out of it."""
     out, at, moved = [], 0, 0
-    for block in _FENCE_BLOCK.finditer(text):
+    for block in FENCED_BLOCK.finditer(text):
         lines = block.group(0).split("\n")
         inside = block.start() <= focus < block.end()
         if len(lines) <= CODE_LINES + 2 or (inside and keep):
@@ -299,9 +301,6 @@ def _shorten_code(text: str, focus: int, keep: bool = True) -> tuple[str, int]:
     if not out:
         return text, focus
     return "".join(out) + text[at:], focus - moved
-
-
-_FENCE_BLOCK = re.compile(r"^```[^\n]*\n.*?^```[^\n]*$", re.S | re.M)
 
 
 def is_table_rule(row: str) -> bool:

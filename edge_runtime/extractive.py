@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from askdocs.edge_runtime.answer_types import Part
-from askdocs.edge_runtime.evidence import Evidence, heading_names, is_table_rule, item_term
+from askdocs.edge_runtime.evidence import FENCED_BLOCK, Evidence, heading_names, is_table_rule, item_term
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import (
     Query,
@@ -48,7 +48,6 @@ from askdocs.edge_runtime.search import SITE_LINK
 from askdocs import lexical
 
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"'`(\[*])")
-_FENCE = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
 _PROCEDURAL = re.compile(
     r"\b(how|command|install|run|start|configure|set ?up|enable|example|syntax|create|add|register|"
     r"cómo|como|comando|instalar|instalo|ejecutar|iniciar|configurar|habilitar|ejemplo|crear|añadir)\b",
@@ -311,7 +310,7 @@ def _blocks(text: str) -> list[str]:
     """Paragraph-level blocks, keeping fenced code intact."""
     out: list[str] = []
     cursor = 0
-    for match in _FENCE.finditer(text):
+    for match in FENCED_BLOCK.finditer(text):
         out.extend(p.strip() for p in text[cursor : match.start()].split("\n\n") if p.strip())
         out.append(match.group(0).strip())
         cursor = match.end()
