@@ -198,6 +198,14 @@ HEADING_WEIGHT = 0.8  # a key term in a unit's section heading: the section is a
 RESIDUAL_WEIGHT = 3.0
 RESIDUAL_HEADING_SHARE = 0.5
 QUANTITY_PENALTY = 0.5
+# A unit of this many words or fewer that holds no asked word or name is a label, not an answer
+# ("Default: `None`" under the heading ROBOTSTXT_USER_AGENT led "how do I set a custom user
+# agent?"; a file name above its code, a release's date under its heading): the heading's words
+# speak for it, but it leads only when it is what is asked (a default, an amount, a date).
+BARE_WORDS = 3
+_WORD = re.compile(r"\w+")
+_YES_NO = re.compile(r"(yes|no|s[ií])\b", re.I)
+_ASKS_WHEN = re.compile(r"\b(when|what\s+date|which\s+date|cu[aá]ndo|qu[eé]\s+fecha)\b", re.I)
 # Asked which release did something ("which pytest release introduced @pytest.mark.skip?"), a line
 # of release notes that fixes it ("Fix `pytest.mark.skip` mark when used in strict mode") is not
 # the release that did it, unless the question asks about a fix.
@@ -577,6 +585,16 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
+        if (
+            unit.kind == "prose"
+            and not matched
+            and not named
+            and len(_WORD.findall(unit.text)) <= BARE_WORDS
+            and not _YES_NO.match(unit.text)
+            and not (default and _DEFAULT.search(unit.text))
+            and not ((quantity or version or _ASKS_WHEN.search(query.message)) and _NUMBER.search(unit.text))
+        ):
+            score *= QUANTITY_PENALTY  # a bare label ("Default: `None`", "main.py", a date): nothing asked
         if _VERSION_NOTE.match(unit.text) and not (query.temporal or version):
             score *= QUANTITY_PENALTY
         if (_SIGNATURE.fullmatch(unit.text) or _SYNOPSIS.fullmatch(unit.text)) and not syntax:

@@ -1931,3 +1931,48 @@ def test_the_release_that_introduced_a_thing_is_not_the_one_that_fixed_it():
     )
     composition = compose(fixed, pool, relevance=cosines({"Fix `gizmo.mark.skip`": 0.62, "New `gizmo": 0.6}))
     assert composition.parts[0].text.startswith("- Fix `gizmo.mark.skip`"), rendered(composition)
+
+
+ROBOTSTXT_USER_AGENT = """## ROBOTSTXT_USER_AGENT
+
+Default: `None`
+
+The user agent string to use for matching in the robots.txt file. If `None`, the User-Agent
+header you are sending with the request or the `USER_AGENT` setting is used."""
+
+USER_AGENT = """## USER_AGENT
+
+Default: `"Scrapy/VERSION (+https://scrapy.org)"`
+
+The default User-Agent to use when crawling, unless overridden."""
+
+
+def test_a_bare_label_leads_only_when_it_is_what_is_asked():
+    pool = [
+        evidence(
+            "/settings.html#robotstxt-user-agent", "Settings", "ROBOTSTXT_USER_AGENT", ROBOTSTXT_USER_AGENT
+        ),
+        evidence("/settings.html#user-agent", "Settings", "USER_AGENT", USER_AGENT, index=1),
+    ]
+    # Both headings hold "user" and "agent", and a section's first line frames it: without the
+    # rule, "Default: `None`" (no word of the question, no name) led and cited the robots.txt
+    # setting. The sentence that says what a user agent setting does leads instead.
+    composition = compose(
+        query("How do I set a custom user agent?"),
+        pool,
+        relevance=cosines(
+            {"Default: `None`": 0.6, "The default User-Agent": 0.57, "The user agent string": 0.57}
+        ),
+    )
+    assert not composition.parts[0].text.startswith("Default"), rendered(composition)
+    # Asked for the default, the label is the answer.
+    asked = compose(query("What is the default ROBOTSTXT_USER_AGENT?"), pool)
+    assert asked.parts[0].text.startswith("Default: `None`"), rendered(asked)
+
+
+def test_what_a_contraction_leaves_is_not_a_key_term():
+    # "don't" tokenizes to "don": a word the docs never use, counted against answering.
+    assert key_terms("en", "How do I slow down my crawler so I don't get banned?") == {
+        "slow", "down", "crawler", "ban"
+    }  # fmt: skip
+    assert key_terms("en", "Why doesn’t it start? I've tried, it won't") == {"start", "tri"}
