@@ -6,6 +6,9 @@ PHRASES = {
     "en": {
         "from": "From",
         "on_this_page": "On this page",
+        "latest_release": "The newest release in the release notes is {release}:",
+        "release_notes": "The release notes of {release}:",
+        "released": "The release notes date it: {release}.",
         "checked": "I couldn't confirm this in the documentation. I checked {places}.",
         "checked_nothing": "I couldn't find anything about this in the documentation.",
         "contact": "Contact support",
@@ -27,6 +30,9 @@ PHRASES = {
     "es": {
         "from": "Fuente",
         "on_this_page": "En esta página",
+        "latest_release": "La versión más reciente en las notas de la versión es {release}:",
+        "release_notes": "Las notas de la versión {release}:",
+        "released": "Las notas de la versión la fechan: {release}.",
         "checked": "No pude confirmarlo en la documentación. Revisé {places}.",
         "checked_nothing": "No encontré nada sobre esto en la documentación.",
         "contact": "Contactar con soporte",

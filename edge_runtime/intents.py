@@ -7,6 +7,13 @@ whatever section says "get started" (it was "get started with contributing"). Bo
 recognised by their wording alone, and the thing asked about must be the site's own subject:
 its home page's title, or the subject of its home page's first sentence ("Starlette is a
 lightweight ASGI framework"), or "this"/"it". Anything else goes through search as usual.
+
+A third is asked of every site that publishes release notes: "What's new in the latest release?",
+"What is the current version?". Search matched the words "latest" and "release" (Uvicorn's
+"Compare `master` with the tag of the latest release" in its contributing guide; on the example
+site the 3.0.0 and 2.4.0 notes, whose text says "release" where 3.2.0's does not). The answer is
+where a careful reader looks: the release notes' newest release, the one with the highest
+version among the visible release-notes pages' release headings (a heading's date breaks a tie).
 """
 
 from __future__ import annotations
@@ -52,6 +59,65 @@ START = {
         re.I,
     ),
 }
+_RECENT = r"(?:latest|newest|most\s+recent|current|last|recent)"
+_RELEASE = r"(?:release|version)"
+_RECENT_RELEASE = _RECENT + r"\s+" + _RELEASE
+LATEST = {
+    "en": re.compile(
+        rf"^\W*(?:(?:what|which)(?:'s|\s+is|\s+was|\s+are)?\s+(?:the\s+)?{_RECENT_RELEASE}"
+        rf"|what(?:'s|\s+is|\s+are)\s+(?:new|the\s+(?:latest\s+|recent\s+)?changes)"
+        rf"(?:\s+in\s+(?:the\s+)?{_RECENT_RELEASE})?"
+        rf"|what\s+(?:changed|(?:was|has\s+been)\s+(?:added|changed|fixed))\s+in\s+(?:the\s+)?{_RECENT_RELEASE})"
+        rf"(?:\s+(?:of|in|for)\s+(?:the\s+)?{_SUBJECT})?\s*[?.!]*\s*$",
+        re.I,
+    ),
+    "es": re.compile(
+        r"^\W*(?:(?:cu[aá]l|qu[eé])\s+es\s+la\s+(?:(?:[uú]ltima|m[aá]s\s+reciente|actual)\s+versi[oó]n"
+        r"|versi[oó]n\s+(?:m[aá]s\s+reciente|actual))"
+        r"|(?:qu[eé]\s+hay\s+de\s+nuevo|(?:cu[aá]les\s+son\s+las\s+)?novedades|qu[eé]\s+cambi[oó])"
+        r"(?:\s+(?:en|de)\s+la\s+(?:[uú]ltima|m[aá]s\s+reciente|actual)\s+versi[oó]n)?)"
+        rf"(?:\s+(?:de|del)\s+(?:la\s+|el\s+)?{_SUBJECT})?\s*[?.!]*\s*$",
+        re.I,
+    ),
+}
+_POSSESSIVE = re.compile(r"\b(?P<x>[^\W\d_][\w.-]{0,40})['’]s\s+(?=" + _RECENT + r"\s)", re.I)
+# "What changed in 3.2?", "What's new in Tallyfox 3.2?", "¿Qué hay de nuevo en la versión 3.2?"
+_ASKED_VERSION = r"(?:version\s+|versi[oó]n\s+|release\s+)?(?P<v>v?\d+(?:\.\d+)*)"
+IN_VERSION = {
+    "en": re.compile(
+        r"^\W*(?:what(?:'s|\s+is|\s+was|\s+are)\s+(?:new|different|the\s+changes?)"
+        r"|what\s+(?:changed|(?:was|were|has\s+been|have\s+been)\s+(?:added|changed|fixed|removed))"
+        r"|(?:list\s+|show\s+me\s+)?(?:the\s+)?(?:changes|release\s+notes))\s+(?:in|for|of)\s+(?:the\s+)?"
+        rf"(?:(?P<x>[^?¿!\n\d]{{1,40}}?)\s+)?{_ASKED_VERSION}\s*[?.!]*\s*$",
+        re.I,
+    ),
+    "es": re.compile(
+        r"^\W*(?:qu[eé]\s+(?:hay\s+de\s+nuevo|cambi[oó]|cambia|se\s+(?:a[nñ]adi[oó]|cambi[oó]))"
+        r"|(?:cu[aá]les\s+son\s+las\s+)?(?:novedades|cambios))\s+(?:en|de)\s+(?:la\s+)?"
+        rf"(?:(?P<x>[^?¿!\n\d]{{1,40}}?)\s+)?{_ASKED_VERSION}\s*[?.!]*\s*$",
+        re.I,
+    ),
+}
+_RELEASE_WORD = re.compile(r"(?:la\s+)?(?:version|versi[oó]n|release)", re.I)
+RELEASED = {
+    "en": re.compile(
+        r"^\W*when\s+(?:was|did|has)\s+(?:the\s+)?"
+        rf"(?:(?P<x>[^?¿!\n\d]{{1,40}}?)\s+)?{_ASKED_VERSION}\s+(?:been\s+)?(?:released|come\s+out|published|ship(?:ped)?)"
+        r"\s*[?.!]*\s*$",
+        re.I,
+    ),
+    "es": re.compile(
+        r"^\W*cu[aá]ndo\s+(?:se\s+)?(?:public[oó]|lanz[oó]|sali[oó])\s+(?:la\s+)?"
+        rf"(?:(?P<x>[^?¿!\n\d]{{1,40}}?)\s+)?{_ASKED_VERSION}\s*[?.!]*\s*$",
+        re.I,
+    ),
+}
+# A release's version in its heading or title ("Scrapy 2.11.0 (2023-09-18)", "v2.5.3", "3.2.0",
+# "What's new in Tornado 6.3"), with a pre-release's tag ("2.6.0b1", "1.0.0-rc.2").
+_VERSION = re.compile(
+    r"(?<![\w.])v?(\d+(?:\.\d+)+)(?:[-.]?(a|b|rc|c|dev|alpha|beta|pre)\.?(\d*))?(?![\w.])", re.I
+)
+RELEASE_HEADING_WORDS = 6  # a release's heading is short; a longer one merely names a version
 # The site itself, named without its name.
 _THIS = re.compile(
     r"^(?:this|it|this\s+(?:tool|project|library|package|framework|software|product|program|app|site|thing))$"
@@ -90,8 +156,12 @@ _FIRST_SENTENCE = re.compile(
 
 @dataclass(frozen=True)
 class Intent:
-    kind: str  # "about" (what the site's subject is) | "start" (where a new reader starts)
-    lead: ChunkRef  # the section read first: the home page's first, or the start page's
+    # "about" (what the site's subject is) | "start" (where a new reader starts) | "latest" (the
+    # newest release's notes) | "release" (the notes of the release a version names) | "released"
+    # (when it was: its date)
+    kind: str
+    lead: ChunkRef  # the section read first: the home page's first, the start page's, the newest release's
+    at: int = 0  # "latest": where the release's section starts in its page's text
 
 
 def _worded(query: Query) -> tuple[re.Match | None, re.Match | None]:
@@ -108,6 +178,30 @@ def recognise(scope, query: Query) -> Intent | None:
     """The first-questions intent of `query` in `scope` (None: an ordinary question)."""
     locale = query.locale
     about, start = _worded(query)
+    asked = query.message.strip()
+    owner = _POSSESSIVE.search(asked)  # "Tallyfox's latest release": the latest release of Tallyfox
+    if owner:
+        asked = f"{asked[: owner.start()]}the {asked[owner.end() :]}"
+    released = RELEASED[locale].match(asked) if locale in RELEASED else None
+    versioned = released or (IN_VERSION[locale].match(asked) if locale in IN_VERSION else None)
+    if versioned and query.text == query.message:
+        home = _home(scope, locale)
+        subject = versioned.group("x")
+        if subject and _RELEASE_WORD.fullmatch(subject.strip()):
+            subject = None  # "What changed in version 2.4?": the word, not a subject
+        if subject is None or (home is not None and _the_site(scope, locale, home, subject)):
+            release = _release_of(scope, locale, versioned.group("v"))
+            kind = "released" if released else "release"
+            return Intent(kind, *release) if release is not None else None
+        return None
+    latest = LATEST[locale].match(asked) if locale in LATEST else None
+    if latest and query.text == query.message:
+        home = _home(scope, locale)
+        subject = latest.group("x") or (owner.group("x") if owner else None)
+        if subject is None or (home is not None and _the_site(scope, locale, home, subject)):
+            newest = _newest_release(scope, locale)
+            return Intent("latest", *newest) if newest is not None else None
+        return None
     if not (about or start):
         return None
     home = _home(scope, locale)
@@ -192,6 +286,80 @@ def _find_start_page(scope, locale: str) -> ChunkRef | None:
     return None
 
 
+def _releases(scope, locale: str) -> list[tuple[tuple, str, int, str, ChunkRef, int]]:
+    """The releases of the locale's visible release-notes pages, oldest first: (version key, date,
+    the page's number of releases, URL, the chunk holding the start of the release's section, that
+    offset). A release is a short section heading naming a version, or a page of one release by
+    its title ("What's new in Tornado 6.3"). Once per scope."""
+    key = ("releases", locale)
+    if key not in scope.derived:
+        scope.derived[key] = _find_releases(scope, locale)
+    return scope.derived[key]
+
+
+def _newest_release(scope, locale: str) -> tuple[ChunkRef, int] | None:
+    """The newest release: the highest version (a final release above its pre-releases); of
+    equal versions the newer date, then the page with more releases."""
+    releases = _releases(scope, locale)
+    return releases[-1][4:] if releases else None
+
+
+def _release_of(scope, locale: str, asked: str) -> tuple[ChunkRef, int] | None:
+    """The release a version names ("3.2" is 3.2.0, else the first 3.2.x; "v2" is 2.0.0): the
+    lowest final release whose version starts with the asked numbers, else the lowest of any."""
+    numbers = tuple(int(n) for n in asked.lstrip("vV").split("."))
+    matching = [r for r in _releases(scope, locale) if r[0][: len(numbers)] == numbers]
+    finals = [r for r in matching if r[0][4] == 1]
+    if not matching:
+        return None
+    version = min(r[0] for r in finals or matching)
+    return max(r for r in matching if r[0] == version)[4:]
+
+
+def _version_key(text: str) -> tuple | None:
+    found = _VERSION.search(text)
+    if found is None:
+        return None
+    numbers = tuple(int(n) for n in found.group(1).split("."))
+    numbers += (0,) * (4 - len(numbers))
+    tag, tag_number = found.group(2), found.group(3)
+    return (*numbers[:4], 0 if tag else 1, int(tag_number) if tag_number else 0)
+
+
+def _find_releases(scope, locale: str) -> list[tuple[tuple, str, int, str, ChunkRef, int]]:
+    corpus = scope.corpus
+    found = []
+    for url, (set_index, page_index) in sorted(scope.paths.items()):
+        page = corpus.page(set_index, page_index)
+        if page.locale != locale or page.kind != "changelog":
+            continue
+        loaded = corpus.sets[set_index]
+        chunks = np.flatnonzero(loaded.chunk_page == page_index)
+        releases = []
+        for at, anchor, path in loaded.sections(page_index):
+            heading = path.split(" › ")[-1]
+            version = _version_key(heading) if len(heading.split()) <= RELEASE_HEADING_WORDS else None
+            if version is not None:
+                releases.append((version, at, anchor))
+        if not releases and (version := _version_key(page.title)) is not None:
+            releases.append((version, 0, ""))  # one release's page ("What's new in Tornado 6.3")
+        for version, at, anchor in releases:
+            ref = _chunk_at(loaded, chunks, set_index, at, anchor)
+            if ref is not None:
+                found.append((version, corpus.chunk(ref).lastmod or "", len(releases), url, ref, at))
+    found.sort(key=lambda r: r[:4])
+    return found
+
+
+def _chunk_at(loaded, chunks, set_index: int, at: int, anchor: str) -> ChunkRef | None:
+    """The chunk of a page that holds offset `at` (its section's first)."""
+    for index in chunks:
+        chunk = loaded.chunks[int(index)]
+        if chunk.kind == "section" and chunk.start <= at < max(chunk.end, chunk.start + 1):
+            return ChunkRef(set_index, int(index))
+    return None
+
+
 # -- the answer: the docs' own words from the page the intent names
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
@@ -223,6 +391,8 @@ def intent_reply(scope, intent: Intent, query: Query):
     "about" quotes the home page's first paragraph that says what the subject is ("Starlette
     is a lightweight ASGI framework…"), "start" the start page's first paragraph and what the
     page goes through (its headings)."""
+    if intent.kind in ("latest", "release", "released"):
+        return _release_reply(scope, intent.lead, intent.at, query.locale, intent.kind)
     corpus = scope.corpus
     locale = query.locale
     set_index, page_index = intent.lead.set, corpus.chunk(intent.lead).page
@@ -266,6 +436,62 @@ def intent_reply(scope, intent: Intent, query: Query):
     _, _, anchor, heading = section_at(corpus, set_index, page_index, at)
     url = f"{page.url}#{anchor}" if anchor else page.url
     label = page.title if heading == page.title else f"{page.title} › {heading}"
+    parts.append(source_line(locale, label, url))
+    return parts, [{"url": url, "title": label}]
+
+
+RELEASE_LINES = 12  # of the newest release's notes, quoted
+RELEASE_CHARS = 1200
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_DATE_LINE = re.compile(r"^\W*(?:released\s+(?:on\s+)?)?[\w ,.-]{0,30}\d{4}\W*$", re.I)
+
+
+def _release_reply(scope, lead: ChunkRef, at: int, locale: str, kind: str):
+    """The newest release, named, and the first lines of its notes (its subsections' too) as
+    the site writes them."""
+    corpus = scope.corpus
+    chunk, page = corpus.chunk(lead), corpus.chunk_page(lead)
+    start, end, anchor, path = section_at(corpus, lead.set, chunk.page, at)
+    depth = path.count(" › ")
+    for later, _, later_path in corpus.sets[lead.set].sections(chunk.page):
+        if later > start and later_path.count(" › ") <= depth:
+            end = later  # the next release (or anything not inside this one)
+            break
+    else:
+        end = len(page.content)
+    body = page.content[start:end]
+    heading = path.split(" › ")[-1] if anchor else page.title
+    lines: list[str] = []
+    in_code = False
+    for line in body.split("\n")[1:]:  # below the release's own heading
+        line = line.rstrip()
+        if not line.strip():
+            continue
+        if not lines and _DATE_LINE.match(line) and _VERSION.search(line) is None:
+            continue  # the release's date, said with its name
+        if len(lines) >= RELEASE_LINES or sum(len(x) for x in lines) + len(line) > RELEASE_CHARS:
+            if in_code:
+                lines.append("```")
+            lines.append("> …")
+            break
+        if line.startswith("```"):
+            in_code = not in_code
+            lines.append(line)
+        elif in_code:
+            lines.append(line)
+        elif line.startswith("#"):
+            lines.append(f"> **{line.lstrip('#').strip()}**")  # a subsection ("### Fixed")
+        else:
+            lines.append(f"> {line}")
+    dated = f" ({chunk.lastmod})" if chunk.lastmod and chunk.lastmod not in heading else ""
+    said = {"latest": "latest_release", "release": "release_notes"}.get(kind, "release_notes")
+    if kind == "released" and (dated or _YEAR.search(heading)):
+        said = "released"  # its date is the answer, its notes follow
+    parts = [Part("lead", phrase(locale, said, release=f"{heading}{dated}"), page.url)]
+    if lines:
+        parts.append(Part("support", "\n".join(lines), page.url))
+    url = f"{page.url}#{anchor}" if anchor else page.url
+    label = page.title if not anchor or heading == page.title else f"{page.title} › {path}"
     parts.append(source_line(locale, label, url))
     return parts, [{"url": url, "title": label}]
 

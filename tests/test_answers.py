@@ -543,3 +543,50 @@ def test_a_follow_up_is_never_taken_for_a_first_question(docs):
         docs, "what is it?", history=[Turn("user", "How do I rotate a token?"), Turn("assistant", first.text)]
     )
     assert "intent" not in result.extra, result.extra
+
+
+@pytest.mark.parametrize(
+    ("message", "locale", "url", "words"),
+    [
+        ("What's new in the latest release?", None, "/release-notes/#320", "show --effective"),
+        ("What is the latest version?", None, "/release-notes/#320", "3.2.0 (2026-05-12)"),
+        ("What changed in Tallyfox's most recent release?", None, "/release-notes/#320", "backup.completed"),
+        ("¿Qué hay de nuevo en la última versión?", None, "/es/release-notes/#320", "show --effective"),
+        ("What changed in 3.2?", None, "/release-notes/#320", "show --effective"),
+        ("What's new in version 3.1?", None, "/release-notes/#310", "now 30 days"),
+        ("¿Qué cambió en la versión 3.0?", "es", "/es/release-notes/#300", "tallyfox migrate"),
+        ("When was 3.0 released?", None, "/release-notes/#300", "3.0.0 (2025-10-20)"),
+    ],
+)
+def test_release_questions_are_answered_from_the_release_notes(docs, message, locale, url, words):
+    """A "what's new?" question is read where a careful reader reads it: the release notes' newest release
+    (the highest version a release heading names), or the release the question's version names.
+    Search matched "latest" and "release" in the 3.0.0 and 2.4.0 notes (3.2.0's never says
+    "release") and the installer's `--version` flag, and "3.2" in the home page's "describes
+    Tallyfox 3.2"."""
+    result = ask(docs, message, locale)
+    assert result.answered and result.extra["intent"] in ("latest", "release", "released"), result.text
+    assert cited(result) == [url], cited(result)
+    assert words in result.text, result.text
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What's the latest version of Python supported?",
+        "What's new in Docker 24.0?",
+        "What's new in 9.9?",  # no such release: search answers or refuses
+    ],
+)
+def test_release_questions_about_something_else_go_through_search(docs, message):
+    result = ask(docs, message)
+    assert "intent" not in result.extra, result.extra
+
+
+def test_versions_order_as_releases_do():
+    from askdocs.edge_runtime.intents import _version_key
+
+    ordered = ["0.9.1", "0.10.0", "v1.0.0rc1", "1.0.0", "Version 1.0.1 (2017-12-31)", "2.6.0b1", "2.6.0"]
+    keys = [_version_key(text) for text in ordered]
+    assert keys == sorted(keys), keys
+    assert _version_key("Bug fixes") is None and _version_key("Python 3 only") is None
