@@ -445,3 +445,19 @@ def test_no_message_makes_reading_the_question_slow(public_scope, message):
     history = (Turn("user", message), Turn("assistant", message))
     make_query(ChatRequest("and on Windows too?", "en", history, None), public_scope)
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("opening", ["What's new in ", "When was ", "¿Qué hay de nuevo en la versión "])
+def test_no_message_makes_recognising_a_first_question_slow(public_scope, opening):
+    """The release questions ("What's new in 3.2?", "When was 3.0 released?") name what they ask
+    about before the version: with a space allowed at either end of that name, "What's new in"
+    and 4,000 spaces took 30 s to be found not to be one."""
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.intents import recognise
+    from askdocs.edge_runtime.query import make_query
+
+    started = time.perf_counter()
+    for message in PATHOLOGICAL:
+        query = make_query(ChatRequest(opening + message, None, (), None), public_scope)
+        recognise(public_scope, query)
+    assert time.perf_counter() - started < 3.0
