@@ -32,9 +32,7 @@ GENERIC = {
         # What the tokenizer leaves of a contraction ("don't" -> "don", "I've" -> "ve"): a
         # "don" the docs never use counted against answering "so I don't get banned?".
         "don doesn didn isn aren wasn weren won wouldn couldn shouldn haven hasn hadn mustn needn "
-        "ain ve ll re "
-        # "one" (stemmed "on"): "run only one test" is about running a test, not about "one".
-        "on"
+        "ain ve ll re"
     ),
     "es": _words(
         "com cóm qué cuál cual dónd dond cuánd cuand quién pued deb hac usar us necesit quier form maner "

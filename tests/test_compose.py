@@ -1976,4 +1976,3 @@ def test_what_a_contraction_leaves_is_not_a_key_term():
         "slow", "down", "crawler", "ban"
     }  # fmt: skip
     assert key_terms("en", "Why doesn’t it start? I've tried, it won't") == {"start", "tri"}
-    assert key_terms("en", "How do I run only one test?") == {"run", "test"}  # "one" stems to "on"
