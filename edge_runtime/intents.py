@@ -128,6 +128,26 @@ _THIS = re.compile(
     r"|^(?:esto|esta?\s+(?:herramienta|biblioteca|librer[ií]a|proyecto|programa|aplicaci[oó]n))$",
     re.I,
 )
+# "How do I install it?", "Installation instructions?", "¿Cómo instalo Tallyfox?": where the docs
+# say how to install the site's subject (a platform or a part named after it goes through search:
+# "How do I install Tallyfox on Windows?", "How do I install the agent?").
+INSTALL = {
+    "en": re.compile(
+        r"^\W*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you|one)\s+(?:get\s+and\s+)?install|how\s+to\s+install"
+        r"|(?:what\s+are\s+the\s+)?install(?:ation|ing)?\s+(?:instructions|steps|guide)|installation"
+        r"|what(?:'s|\s+is)\s+the\s+install(?:ation)?\s+command)"
+        rf"(?:\s+(?:for\s+|of\s+)?(?:the\s+)?{_SUBJECT})?\s*[?.!]*\s*$",
+        re.I,
+    ),
+    "es": re.compile(
+        r"^\W*(?:c[oó]mo\s+(?:se\s+)?instal(?:o|a|ar|amos|arlo|arla)|instalaci[oó]n|instrucciones\s+de\s+instalaci[oó]n)"
+        rf"(?:\s+(?:de\s+|del\s+)?(?:el\s+|la\s+)?{_SUBJECT})?\s*[?.!]*\s*$",
+        re.I,
+    ),
+}
+# A page or section that says how to install: its title or heading, then its text.
+_INSTALL_TITLE = re.compile(r"^\W*(?:install(?:ation|ing)?|instalaci[oó]n|instalar)\b", re.I)
+_INSTALL_WORD = re.compile(r"\binstal", re.I)
 # Titles of the page a docs site has for starting, best first.
 START_TITLES = {
     "en": (
@@ -187,6 +207,18 @@ def recognise(scope, query: Query) -> Intent | None:
     if owner:
         asked = f"{asked[: owner.start()]}the {asked[owner.end() :]}"
     released = RELEASED[locale].match(asked) if locale in RELEASED else None
+    install = INSTALL[locale].match(asked) if locale in INSTALL else None
+    if install and query.text == query.message:
+        home = _home(scope, locale)
+        subject = install.group("x")
+        if (
+            subject is None
+            or _THIS.match(subject.strip())
+            or (home is not None and _the_site(scope, locale, home, subject))
+        ):
+            where = _install_section(scope, locale)
+            return Intent("install", *where) if where is not None else None
+        return None
     versioned = released or (IN_VERSION[locale].match(asked) if locale in IN_VERSION else None)
     if versioned and query.text == query.message:
         home = _home(scope, locale)
@@ -287,6 +319,41 @@ def _find_start_page(scope, locale: str) -> ChunkRef | None:
         if found:
             _, _, where = min(found)
             return _first_chunk(scope, *where)
+    return None
+
+
+def _install_section(scope, locale: str) -> tuple[ChunkRef, int] | None:
+    """Where the locale's visible docs say how to install (once per scope): the shallowest page
+    titled so ("Installation", "Installing Scrapy"), else a section headed so, the home page's
+    first ("## Installation" on httpx's), then the shallowest page's."""
+    key = ("install", locale)
+    if key not in scope.derived:
+        scope.derived[key] = _find_install_section(scope, locale)
+    return scope.derived[key]
+
+
+def _find_install_section(scope, locale: str) -> tuple[ChunkRef, int] | None:
+    corpus = scope.corpus
+    pages = sorted(
+        (url.strip("/").count("/"), url, where)
+        for url, where in scope.paths.items()
+        if corpus.page(*where).locale == locale and corpus.page(*where).kind == "page"
+    )
+    for _, _, (set_index, page_index) in pages:
+        if _INSTALL_TITLE.search(corpus.page(set_index, page_index).title):
+            ref = _first_chunk(scope, set_index, page_index)
+            return (ref, 0) if ref is not None else None
+    home = _home(scope, locale)
+    home_page = (home.set, corpus.chunk(home).page) if home is not None else None
+    ordered = sorted(pages, key=lambda p: (p[2] != home_page, p[0], p[1]))
+    for _, _, (set_index, page_index) in ordered:
+        loaded = corpus.sets[set_index]
+        for at, anchor, path in loaded.sections(page_index):
+            if _INSTALL_TITLE.search(path.split(" › ")[-1]):
+                chunks = np.flatnonzero(loaded.chunk_page == page_index)
+                ref = _chunk_at(loaded, chunks, set_index, at, anchor)
+                if ref is not None:
+                    return ref, at
     return None
 
 
@@ -402,17 +469,43 @@ def intent_reply(scope, intent: Intent, query: Query):
     set_index, page_index = intent.lead.set, corpus.chunk(intent.lead).page
     page = corpus.page(set_index, page_index)
     content = page.content[:READ_CHARS]
+    if intent.kind == "install" and intent.at:  # a section of a page: it and its subsections
+        start, end = _region(corpus, set_index, page_index, intent.at)
+        content = page.content[start:end][:READ_CHARS]
     pieces, offset = [], 0
     for piece in _PARAGRAPH.split(content):
         at = content.find(piece, offset)
         offset = at + len(piece)
         pieces.append((at, piece))
-    # A start page may open with a short step ("First, start by importing HTTPX:" and its code).
-    least = START_LEAD_WORDS if intent.kind == "start" else 8
+    # A start page may open with a short step ("First, start by importing HTTPX:" and its code);
+    # an installation section with a shorter one ("Install with pip:").
+    least = {"start": START_LEAD_WORDS, "install": INSTALL_LEAD_WORDS}.get(intent.kind, 8)
     paragraphs = [(i, at, piece) for i, (at, piece) in enumerate(pieces) if _prose(piece, least)]
     if not paragraphs:
         return None
     chosen = 0
+    if intent.kind == "install":  # the step that installs ("… is as simple as:") and its command
+        ranked = [
+            n
+            for n, (i, _, text) in enumerate(paragraphs)
+            if _INSTALL_WORD.search(text) and _code_after(pieces, i)
+        ]
+        if not ranked:  # a numbered step ("1. Run the following command…") above an install command
+            step = next(
+                (
+                    i
+                    for i in range(len(pieces))
+                    if not pieces[i][1].lstrip().startswith("#")
+                    and any(_INSTALL_WORD.search(c) for c in _code_after(pieces, i))
+                ),
+                None,
+            )
+            if step is not None:
+                at, text = pieces[step]
+                paragraphs.insert(0, (step, at, _LIST_MARK.sub("", text.strip())))
+                ranked = [0]
+        ranked = ranked or [n for n, (_, _, text) in enumerate(paragraphs) if _INSTALL_WORD.search(text)]
+        chosen = ranked[0] if ranked else 0
     if intent.kind == "about":
         name = _subject_terms(scope, locale, intent.lead)
         defining = _DEFINES.get(locale, _DEFINES["en"])
@@ -426,22 +519,56 @@ def intent_reply(scope, intent: Intent, query: Query):
     lead = _sentences(text, LEAD_SENTENCES)
     parts = [Part("lead", lead, page.url)]
     following = pieces[index + 1][1].strip() if index + 1 < len(pieces) else ""
-    if lead.endswith(":") and following.startswith("```"):  # "To install MkDocs, run:" and the command
-        parts.append(Part("code", following, page.url))
+    code = _code_after(pieces, index) if lead.endswith(":") or intent.kind == "install" else []
+    if intent.kind == "install" and not code:  # the section's install command, wherever it stands
+        blocks = [piece.strip() for _, piece in pieces if piece.lstrip().startswith("```")]
+        code = next(([block] for block in blocks if _INSTALL_WORD.search(block)), [])
+    if code:  # "To install MkDocs, run:" and the command (under a tab's label: "**pip**")
+        parts.extend(Part("code", block, page.url) for block in code)
     elif len(lead.split()) < SHORT_LEAD_WORDS and _prose(following) and not following.endswith(":"):
         parts.append(Part("support", "> " + _sentences(following, LEAD_SENTENCES), page.url))
-    if intent.kind == "start":
+    if intent.kind == "start" or intent.kind == "install" and not intent.at:
         headings = [heading for _, _, heading in corpus.sets[set_index].sections(page_index)]
         headings = [h for h in headings if "›" not in h and h != page.title][:OUTLINE_HEADINGS]
         if headings:
             parts.append(
                 Part("support", phrase(locale, "on_this_page") + ": " + " · ".join(headings), page.url)
             )
+    if intent.kind == "install" and intent.at:
+        at += _region(corpus, set_index, page_index, intent.at)[0]
     _, _, anchor, heading = section_at(corpus, set_index, page_index, at)
     url = f"{page.url}#{anchor}" if anchor else page.url
     label = page.title if heading == page.title else f"{page.title} › {heading}"
     parts.append(source_line(locale, label, url))
     return parts, [{"url": url, "title": label}]
+
+
+INSTALL_LEAD_WORDS = 2
+_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+TAB_LABEL_WORDS = 3  # "**pip**", "**Using uv**": a tab's label between a step and its command
+FENCE_PIECES = 12  # a code block with blank lines in it spans paragraphs: read this many at most
+
+
+def _code_after(pieces: list[tuple[int, str]], index: int) -> list[str]:
+    """The code block right after paragraph `index` (past one tab label, "**pip**", kept above
+    it), whole even when it holds blank lines; [] when none follows."""
+    at = index + 1
+    label = ""
+    if at < len(pieces) and not pieces[at][1].lstrip().startswith("```"):
+        candidate = pieces[at][1].strip()
+        if len(candidate.split()) > TAB_LABEL_WORDS or "\n" in candidate:
+            return []
+        label, at = candidate, at + 1
+    if at >= len(pieces) or not pieces[at][1].lstrip().startswith("```"):
+        return []
+    block = pieces[at][1].strip()
+    for _, more in pieces[at + 1 : at + FENCE_PIECES]:
+        if block.count("```") % 2 == 0:
+            break
+        block = f"{block}\n\n{more.strip()}"
+    if block.count("```") % 2:
+        block += "\n```"  # cut at the reading limit: closed, not left open
+    return [f"{label}\n\n{block}" if label else block]
 
 
 RELEASE_LINES = 12  # of the newest release's notes, quoted
@@ -450,19 +577,23 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _DATE_LINE = re.compile(r"^\W*(?:released\s+(?:on\s+)?)?[\w ,.-]{0,30}\d{4}\W*$", re.I)
 
 
+def _region(corpus, set_index: int, page_index: int, at: int) -> tuple[int, int]:
+    """(start, end) in a page's text of the section holding `at`, with its subsections."""
+    start, _, _, path = section_at(corpus, set_index, page_index, at)
+    depth = path.count(" › ")
+    for later, _, later_path in corpus.sets[set_index].sections(page_index):
+        if later > start and later_path.count(" › ") <= depth:
+            return start, later  # the next section not inside this one
+    return start, len(corpus.page(set_index, page_index).content)
+
+
 def _release_reply(scope, lead: ChunkRef, at: int, locale: str, kind: str):
     """The newest release, named, and the first lines of its notes (its subsections' too) as
     the site writes them."""
     corpus = scope.corpus
     chunk, page = corpus.chunk(lead), corpus.chunk_page(lead)
-    start, end, anchor, path = section_at(corpus, lead.set, chunk.page, at)
-    depth = path.count(" › ")
-    for later, _, later_path in corpus.sets[lead.set].sections(chunk.page):
-        if later > start and later_path.count(" › ") <= depth:
-            end = later  # the next release (or anything not inside this one)
-            break
-    else:
-        end = len(page.content)
+    _, _, anchor, path = section_at(corpus, lead.set, chunk.page, at)
+    start, end = _region(corpus, lead.set, chunk.page, at)  # the release and its subsections
     body = page.content[start:end]
     heading = path.split(" › ")[-1] if anchor else page.title
     lines: list[str] = []

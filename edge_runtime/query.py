@@ -10,6 +10,7 @@ taken as evidence that the docs cover the question.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -978,7 +979,12 @@ def detect_language(text: str, candidates: list[str], default: str) -> str | Non
     words = [w.lower() for w in _WORD.findall(text)]
     if not words or len(candidates) < 2:
         return None
-    scores = {loc: sum(1 for w in words if w in _function_words(loc)) for loc in candidates}
+    # A question word keeps its accent ("¿Cómo instalo Tallyfox?") where the stop-word list has
+    # the plain form ("como"): read both, or that question searched the English pages.
+    scores = {
+        loc: sum(1 for w in words if w in _function_words(loc) or _unaccented(w) in _function_words(loc))
+        for loc in candidates
+    }
     if "es" in scores and _SPANISH_MARKS.search(text):
         scores["es"] += 1.5
     best = max(scores, key=lambda loc: (scores[loc], loc == default))
@@ -1010,6 +1016,10 @@ def foreign_language(text: str, site_locales: list[str]) -> str | None:
     if (score >= 2 and score > at_home) or (score == 1 and not at_home and len(words) >= 3):
         return language
     return None
+
+
+def _unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
 @cache

@@ -590,3 +590,57 @@ def test_versions_order_as_releases_do():
     keys = [_version_key(text) for text in ordered]
     assert keys == sorted(keys), keys
     assert _version_key("Bug fixes") is None and _version_key("Python 3 only") is None
+
+
+@pytest.mark.parametrize(
+    ("message", "url"),
+    [
+        ("How do I install it?", "/install/#install-on-linux"),
+        ("How can I install Tallyfox?", "/install/#install-on-linux"),
+        ("Installation instructions?", "/install/#install-on-linux"),
+        # "Cómo" with its accent is a Spanish question word (the stop-word list has "como"): the
+        # question was read as English, "instalo" respelled "install", and it was refused.
+        ("¿Cómo instalo Tallyfox?", "/es/install/#instalacion-en-linux"),
+    ],
+)
+def test_how_to_install_is_answered_from_where_the_docs_say_it(docs, message, url):
+    """The page titled Install (else a section headed Installation, the home page's first): the
+    step that installs, its command, and what the page goes through. Search answered httpx's
+    "How do I install it?" from its contributing guide's "install the project and its
+    dependencies"."""
+    result = ask(docs, message, None)
+    assert result.answered and result.extra["intent"] == "install", result.text
+    assert cited(result) == [url], cited(result)
+    assert "curl -fsSL https://get.tallyfox.dev/install.sh | sudo sh" in result.text, result.text
+    assert "Windows" in result.text  # the outline names the other platforms' sections
+
+
+@pytest.mark.parametrize(
+    ("message", "url"),
+    [
+        ("How do I install Tallyfox on Windows?", "/install/#install-on-windows"),
+        ("¿Cómo instalo Tallyfox en Windows?", "/es/install/#instalacion-en-windows"),
+        ("How do I install the agent?", None),
+        ("How do I install Docker?", None),
+    ],
+)
+def test_installing_something_else_or_somewhere_goes_through_search(docs, message, url):
+    result = ask(docs, message, None)
+    assert "intent" not in result.extra, result.extra
+    if url:
+        assert cited(result)[0] == url, cited(result)
+
+
+def test_a_command_is_quoted_whole_under_its_tab_label():
+    from askdocs.edge_runtime.intents import _PARAGRAPH, _code_after
+
+    content = (
+        "Installation is as simple as:\n\n**pip**\n\n```bash\npip install thing\n\n# with extras\n"
+        "pip install 'thing[all]'\n```\n\n**uv**\n\n```bash\nuv add thing\n```"
+    )
+    pieces = [(0, piece) for piece in _PARAGRAPH.split(content)]
+    assert _code_after(pieces, 0) == [
+        "**pip**\n\n```bash\npip install thing\n\n# with extras\npip install 'thing[all]'\n```"
+    ]
+    prose_between = [(0, "Run:"), (0, "A sentence of more than three words."), (0, "```\nx\n```")]
+    assert _code_after(prose_between, 0) == []

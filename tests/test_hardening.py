@@ -447,7 +447,16 @@ def test_no_message_makes_reading_the_question_slow(public_scope, message):
     assert time.perf_counter() - started < 1.0
 
 
-@pytest.mark.parametrize("opening", ["What's new in ", "When was ", "¿Qué hay de nuevo en la versión "])
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "What's new in ",
+        "When was ",
+        "¿Qué hay de nuevo en la versión ",
+        "How do I install ",
+        "¿Cómo instalo ",
+    ],
+)
 def test_no_message_makes_recognising_a_first_question_slow(public_scope, opening):
     """The release questions ("What's new in 3.2?", "When was 3.0 released?") name what they ask
     about before the version: with a space allowed at either end of that name, "What's new in"
