@@ -122,6 +122,12 @@ _VERSION = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+)+)(?:[-.]?(a|b|rc|c|dev|alpha|beta|pre)\.?(\d*))?(?![\w.])", re.I
 )
 RELEASE_HEADING_WORDS = 6  # a release's heading is short; a longer one merely names a version
+# Not released yet: "1.8.0 (Current master, in development)", "2.0.0 (unreleased)".
+_UNRELEASED = re.compile(
+    r"\b(?:unreleased|upcoming|in\s+development|in\s+progress|not\s+yet\s+released|current\s+master"
+    r"|sin\s+publicar|en\s+desarrollo)\b",
+    re.I,
+)
 # The site itself, named without its name.
 _THIS = re.compile(
     r"^(?:this|it|this\s+(?:tool|project|library|package|framework|software|product|program|app|site|thing))$"
@@ -322,6 +328,24 @@ def _find_start_page(scope, locale: str) -> ChunkRef | None:
     return None
 
 
+_NAME_END = re.compile(r"\s*(?::|\s[-–—|]\s)")
+
+
+def _site_names(scope, locale: str) -> list[str]:
+    """The site's name as written (lowercased words of three letters or more): its home page's
+    title up to a colon or dash ("Cookiecutter: Better Project Templates"), less the words
+    titles add ("Welcome to", "documentation")."""
+    home = _home(scope, locale)
+    if home is None:
+        return []
+    title = _NAME_END.split(scope.corpus.chunk_page(home).title, maxsplit=1)[0]
+    first = _FIRST_SENTENCE.match(scope.corpus.text(home))  # "Starlette is a lightweight…"
+    said = f"{title} {first.group('subject') if first else ''}"
+    added = set(_TITLE_WORDS[locale].split())
+    words = {w.lower() for w in _PROSE_WORD.findall(said)}
+    return sorted(w for w in words if len(w) >= 3 and w not in added)
+
+
 def _install_section(scope, locale: str) -> tuple[ChunkRef, int] | None:
     """Where the locale's visible docs say how to install (once per scope): the shallowest page
     titled so ("Installation", "Installing Scrapy"), else a section headed so, the home page's
@@ -409,7 +433,8 @@ def _find_releases(scope, locale: str) -> list[tuple[tuple, str, int, str, Chunk
         releases = []
         for at, anchor, path in loaded.sections(page_index):
             heading = path.split(" › ")[-1]
-            version = _version_key(heading) if len(heading.split()) <= RELEASE_HEADING_WORDS else None
+            short = len(heading.split()) <= RELEASE_HEADING_WORDS and not _UNRELEASED.search(heading)
+            version = _version_key(heading) if short else None
             if version is not None:
                 releases.append((version, at, anchor))
         if not releases and (version := _version_key(page.title)) is not None:
@@ -484,28 +509,9 @@ def intent_reply(scope, intent: Intent, query: Query):
     if not paragraphs:
         return None
     chosen = 0
-    if intent.kind == "install":  # the step that installs ("… is as simple as:") and its command
-        ranked = [
-            n
-            for n, (i, _, text) in enumerate(paragraphs)
-            if _INSTALL_WORD.search(text) and _code_after(pieces, i)
-        ]
-        if not ranked:  # a numbered step ("1. Run the following command…") above an install command
-            step = next(
-                (
-                    i
-                    for i in range(len(pieces))
-                    if not pieces[i][1].lstrip().startswith("#")
-                    and any(_INSTALL_WORD.search(c) for c in _code_after(pieces, i))
-                ),
-                None,
-            )
-            if step is not None:
-                at, text = pieces[step]
-                paragraphs.insert(0, (step, at, _LIST_MARK.sub("", text.strip())))
-                ranked = [0]
-        ranked = ranked or [n for n, (_, _, text) in enumerate(paragraphs) if _INSTALL_WORD.search(text)]
-        chosen = ranked[0] if ranked else 0
+    command = None  # an install command standing right under its heading, with no step above it
+    if intent.kind == "install":
+        chosen, command = _install_step(pieces, paragraphs, _site_names(scope, locale))
     if intent.kind == "about":
         name = _subject_terms(scope, locale, intent.lead)
         defining = _DEFINES.get(locale, _DEFINES["en"])
@@ -518,9 +524,13 @@ def intent_reply(scope, intent: Intent, query: Query):
     index, at, text = paragraphs[chosen]
     lead = _sentences(text, LEAD_SENTENCES)
     parts = [Part("lead", lead, page.url)]
+    if command is not None:  # "## Installation", then `pip install starlette`: that, then the step after
+        at = pieces[command][0]
+        parts = [Part("lead", phrase(locale, "install_with"), page.url)]
+        parts += [Part("code", pieces[command][1].strip(), page.url), Part("support", "> " + lead, page.url)]
     following = pieces[index + 1][1].strip() if index + 1 < len(pieces) else ""
     code = _code_after(pieces, index) if lead.endswith(":") or intent.kind == "install" else []
-    if intent.kind == "install" and not code:  # the section's install command, wherever it stands
+    if intent.kind == "install" and not code and command is None:  # its install command, wherever it is
         blocks = [piece.strip() for _, piece in pieces if piece.lstrip().startswith("```")]
         code = next(([block] for block in blocks if _INSTALL_WORD.search(block)), [])
     if code:  # "To install MkDocs, run:" and the command (under a tab's label: "**pip**")
@@ -541,6 +551,42 @@ def intent_reply(scope, intent: Intent, query: Query):
     label = page.title if heading == page.title else f"{page.title} › {heading}"
     parts.append(source_line(locale, label, url))
     return parts, [{"url": url, "title": label}]
+
+
+def _install_step(pieces, paragraphs, names: list[str]) -> tuple[int, int | None]:
+    """Which paragraph leads an install answer (it may be a numbered step, added to
+    `paragraphs`), and the piece of a command that stands under its heading with no step above
+    it (`pip install starlette`), if that comes first. The step that installs and its command
+    ("… is as simple as:"), the subject's own before a prerequisite's ("pip install starlette",
+    not the ASGI server it also needs; "pip install cookiecutter", not Python from python.org)."""
+
+    def names_it(text: str) -> bool:
+        return any(name in text.lower() for name in names)
+
+    steps = [
+        (n, text + "\n" + "\n".join(_code_after(pieces, i)))
+        for n, (i, _, text) in enumerate(paragraphs)
+        if _INSTALL_WORD.search(text) and _code_after(pieces, i)
+    ]
+    own = [n for n, said in steps if names_it(said)]
+    if own:
+        return own[0], None
+    for i, (_, piece) in enumerate(pieces):
+        text = piece.strip()
+        if text.startswith("```") and _INSTALL_WORD.search(text) and names_it(text):
+            if i == 0 or pieces[i - 1][1].lstrip().startswith("#"):
+                later = [n for n, (j, _, _) in enumerate(paragraphs) if j > i]
+                return (later[0] if later else 0), i
+            break
+    if steps:
+        return steps[0][0], None
+    for i, (at, piece) in enumerate(pieces):  # a numbered step ("1. Run the following command…")
+        commands = _code_after(pieces, i)
+        if not piece.lstrip().startswith("#") and any(_INSTALL_WORD.search(c) for c in commands):
+            paragraphs.insert(0, (i, at, _LIST_MARK.sub("", piece.strip())))
+            return 0, None
+    said = [n for n, (_, _, text) in enumerate(paragraphs) if _INSTALL_WORD.search(text)]
+    return (said[0] if said else 0), None
 
 
 INSTALL_LEAD_WORDS = 2

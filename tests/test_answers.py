@@ -644,3 +644,18 @@ def test_a_command_is_quoted_whole_under_its_tab_label():
     ]
     prose_between = [(0, "Run:"), (0, "A sentence of more than three words."), (0, "```\nx\n```")]
     assert _code_after(prose_between, 0) == []
+
+
+def test_the_subject_s_own_install_command_comes_before_a_prerequisite_s():
+    from askdocs.edge_runtime.intents import _PARAGRAPH, _install_step, _prose
+
+    content = (
+        "## Installation\n\n```shell\npip install starlette\n```\n\n"
+        "You'll also want to install an ASGI server, such as uvicorn:\n\n```shell\npip install uvicorn\n```"
+    )
+    pieces = [(content.find(p), p) for p in _PARAGRAPH.split(content)]
+    paragraphs = [(i, at, p) for i, (at, p) in enumerate(pieces) if _prose(p, 2)]
+    # The command right under the heading names the site: it comes first, the ASGI server's step after.
+    assert _install_step(pieces, list(paragraphs), ["starlette"]) == (0, 1)
+    # Named nothing, the step that installs and its command is all there is.
+    assert _install_step(pieces, list(paragraphs), []) == (0, None)
