@@ -67,7 +67,9 @@ LATEST = {
         rf"^\W*(?:(?:what|which)(?:'s|\s+is|\s+was|\s+are)?\s+(?:the\s+)?{_RECENT_RELEASE}"
         rf"|what(?:'s|\s+is|\s+are)\s+(?:new|the\s+(?:latest\s+|recent\s+)?changes)"
         rf"(?:\s+in\s+(?:the\s+)?{_RECENT_RELEASE})?"
-        rf"|what\s+(?:changed|(?:was|has\s+been)\s+(?:added|changed|fixed))\s+in\s+(?:the\s+)?{_RECENT_RELEASE})"
+        rf"|what\s+(?:changed|(?:was|has\s+been)\s+(?:added|changed|fixed))\s+in\s+(?:the\s+)?{_RECENT_RELEASE}"
+        r"|(?:is\s+there\s+an?|where\s+(?:is|are|can\s+i\s+(?:find|see|read))\s+the)"
+        r"\s+(?:changelog|change\s*log|release\s+notes|list\s+of\s+changes))"
         rf"(?:\s+(?:of|in|for)\s+(?:the\s+)?{_SUBJECT})?\s*[?.!]*\s*$",
         re.I,
     ),
@@ -75,7 +77,9 @@ LATEST = {
         r"^\W*(?:(?:cu[aá]l|qu[eé])\s+es\s+la\s+(?:(?:[uú]ltima|m[aá]s\s+reciente|actual)\s+versi[oó]n"
         r"|versi[oó]n\s+(?:m[aá]s\s+reciente|actual))"
         r"|(?:qu[eé]\s+hay\s+de\s+nuevo|(?:cu[aá]les\s+son\s+las\s+)?novedades|qu[eé]\s+cambi[oó])"
-        r"(?:\s+(?:en|de)\s+la\s+(?:[uú]ltima|m[aá]s\s+reciente|actual)\s+versi[oó]n)?)"
+        r"(?:\s+(?:en|de)\s+la\s+(?:[uú]ltima|m[aá]s\s+reciente|actual)\s+versi[oó]n)?"
+        r"|(?:d[oó]nde\s+(?:est[aá]n?|encuentro|veo)|hay)\s+(?:las\s+|el\s+|un\s+|unas\s+)?"
+        r"(?:notas\s+de\s+(?:la\s+)?versi[oó]n|registro\s+de\s+cambios|changelog))"
         rf"(?:\s+(?:de|del)\s+(?:la\s+|el\s+)?{_SUBJECT})?\s*[?.!]*\s*$",
         re.I,
     ),

@@ -556,6 +556,8 @@ def test_a_follow_up_is_never_taken_for_a_first_question(docs):
         ("What's new in version 3.1?", None, "/release-notes/#310", "now 30 days"),
         ("¿Qué cambió en la versión 3.0?", "es", "/es/release-notes/#300", "tallyfox migrate"),
         ("When was 3.0 released?", None, "/release-notes/#300", "3.0.0 (2025-10-20)"),
+        ("Is there a changelog?", None, "/release-notes/#320", "show --effective"),
+        ("¿Dónde están las notas de la versión?", None, "/es/release-notes/#320", "show --effective"),
     ],
 )
 def test_release_questions_are_answered_from_the_release_notes(docs, message, locale, url, words):
@@ -590,6 +592,11 @@ def test_versions_order_as_releases_do():
     keys = [_version_key(text) for text in ordered]
     assert keys == sorted(keys), keys
     assert _version_key("Bug fixes") is None and _version_key("Python 3 only") is None
+    from askdocs.edge_runtime.intents import _UNRELEASED
+
+    assert _UNRELEASED.search("1.8.0 (Current master, in development)")
+    assert _UNRELEASED.search("2.0 (unreleased)")
+    assert not _UNRELEASED.search("Version 1.6.1 (2024-08-30)")
 
 
 @pytest.mark.parametrize(
