@@ -162,6 +162,7 @@ def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
         faq=faq.ref if faq else None,
         assessed=outcome,
         lead=intent.lead if intent else None,
+        lead_at=intent.at if intent and intent.at else None,
     )
     if read is not outcome:  # what ran for this answer, and what failed, is reported (trace, /healthz)
         outcome.retrievers.extend(name for name in read.retrievers if name not in outcome.retrievers)

@@ -405,11 +405,13 @@ def investigate(
     faq: ChunkRef | None = None,
     assessed: SearchOutcome | None = None,
     lead: ChunkRef | None = None,
+    lead_at: int | None = None,
 ) -> Investigation:
     """`faq`: a FAQ record the question duplicates (faqmatch): read first, whatever its rank.
     `assessed`: the search confidence is judged on (default `outcome`, what is read).
     `lead`: a chunk whose first section is read first (`intents`: the home page for "what is
-    this?", the start page for "how do I get started?")."""
+    this?", the start page for "how do I get started?"); `lead_at`: where in its page the section
+    read first starts, when not at the chunk's start (a release, an installation section)."""
     corpus = fs.corpus
     locale = query.locale
     steps: list[StreamEvent] = []
@@ -430,7 +432,8 @@ def investigate(
         steps.append(events.status("reading", opened[-1]))
         steps.append(events.tool("cat", {"path": opened[-1]}))
         chunk = corpus.chunk(lead)
-        collector.add(lead.set, chunk.page, chunk.start, "section", 1.01, lead)
+        start = chunk.start if lead_at is None else lead_at
+        collector.add(lead.set, chunk.page, start, "section", 1.01, lead)
     for rank, hit in enumerate(hits):
         page = corpus.chunk_page(hit.ref)
         chunk = corpus.chunk(hit.ref)
