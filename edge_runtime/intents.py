@@ -13,7 +13,12 @@ A third is asked of every site that publishes release notes: "What's new in the 
 "Compare `master` with the tag of the latest release" in its contributing guide; on the example
 site the 3.0.0 and 2.4.0 notes, whose text says "release" where 3.2.0's does not). The answer is
 where a careful reader looks: the release notes' newest release, the one with the highest
-version among the visible release-notes pages' release headings (a heading's date breaks a tie).
+version among the visible release-notes pages' release headings (a heading's date breaks a tie),
+or the release a version names ("What changed in 3.2?", "When was 3.0 released?").
+
+And "How do I install it?": httpx's was answered from its contributing guide ("install the
+project and its dependencies"). The answer is the page titled Install or Installation, else a
+section headed so (the home page's first): the step that installs and its command.
 """
 
 from __future__ import annotations
@@ -190,12 +195,12 @@ _FIRST_SENTENCE = re.compile(
 
 @dataclass(frozen=True)
 class Intent:
-    # "about" (what the site's subject is) | "start" (where a new reader starts) | "latest" (the
-    # newest release's notes) | "release" (the notes of the release a version names) | "released"
-    # (when it was: its date)
+    # "about" (what the site's subject is) | "start" (where a new reader starts) | "install" (how to
+    # install it) | "latest" (the newest release's notes) | "release" (the notes of the release a
+    # version names) | "released" (when it was: its date)
     kind: str
-    lead: ChunkRef  # the section read first: the home page's first, the start page's, the newest release's
-    at: int = 0  # "latest": where the release's section starts in its page's text
+    lead: ChunkRef  # the chunk read first: the home page's first, the start page's, the release's…
+    at: int = 0  # where the section read first starts in its page's text (a release, an install section)
 
 
 def _worded(query: Query) -> tuple[re.Match | None, re.Match | None]:
