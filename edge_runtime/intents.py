@@ -160,6 +160,29 @@ INSTALL = {
         re.I,
     ),
 }
+# "What license is it under?", "Is it open source?", "¿Qué licencia tiene?": the page titled
+# License (pytest's, MkDocs'; a short title naming one: Flask's "BSD-3-Clause License"), else a
+# section headed so (FastAPI's and DRF's home page).
+LICENSE = {
+    "en": re.compile(
+        r"^\W*(?:(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?licen[cs]e(?:\s+(?:is|does|of|for|has))?"
+        r"|under\s+(?:what|which)\s+licen[cs]e(?:\s+is)?|is|licen[cs]e(?:\s+(?:of|for))?)"
+        rf"(?:\s+(?:the\s+)?{_SUBJECT})??"
+        r"(?:\s+(?:under|use|uses|(?:released|distributed|licensed)(?:\s+under)?|have|has"
+        r"|open[\s-]?source|free\s+software))?\s*[?.!]*\s*$",
+        re.I,
+    ),
+    "es": re.compile(
+        r"^\W*(?:qu[eé]\s+licencia\s+(?:tiene|usa|sigue)|bajo\s+qu[eé]\s+licencia\s+(?:est[aá]|se\s+distribuye)"
+        r"|cu[aá]l\s+es\s+(?:la\s+)?licencia(?:\s+de)?|licencia(?:\s+de)?)"
+        rf"(?:\s+(?:el\s+|la\s+)?{_SUBJECT})?\s*[?.!]*\s*$",
+        re.I,
+    ),
+}
+_LICENSE_ASKED = re.compile(r"licen[cs]|open[\s-]?source|free\s+software", re.I)
+_LICENSE_TITLE = re.compile(r"^\W*(?:licen[cs]e|licencia)s?\b|^(?:\S+\s+){0,3}licen[cs]e\W*$", re.I)
+_LICENSE_WORD = re.compile(r"\blicen[cs]", re.I)
+_BARE_LICENSE = re.compile(r"^\W*(?:licen[cs]e|licencia)s?\W*$", re.I)
 # A page or section that says how to install: its title or heading, then its text.
 _INSTALL_TITLE = re.compile(r"^\W*(?:install(?:ation|ing)?|instalaci[oó]n|instalar)\b", re.I)
 _INSTALL_WORD = re.compile(r"\binstal", re.I)
@@ -222,6 +245,20 @@ def recognise(scope, query: Query) -> Intent | None:
     if owner:
         asked = f"{asked[: owner.start()]}the {asked[owner.end() :]}"
     released = RELEASED[locale].match(asked) if locale in RELEASED else None
+    licensing = LICENSE[locale].match(asked) if locale in LICENSE and _LICENSE_ASKED.search(asked) else None
+    if licensing and query.text == query.message:
+        home = _home(scope, locale)
+        subject = licensing.group("x")
+        if subject is not None:  # "is it", "does Flask": the subject without its pronoun
+            subject = re.sub(r"^(?:it|this)\s+|\s+(?:it|this)$", "", subject.strip(), flags=re.I) or "it"
+        if (
+            subject is None
+            or _THIS.match(subject)
+            or (home is not None and _the_site(scope, locale, home, subject))
+        ):
+            where = _titled_section(scope, locale, "license", _LICENSE_TITLE)
+            return Intent("license", *where) if where is not None else None
+        return None
     install = INSTALL[locale].match(asked) if locale in INSTALL else None
     if install and query.text == query.message:
         home = _home(scope, locale)
@@ -231,7 +268,7 @@ def recognise(scope, query: Query) -> Intent | None:
             or _THIS.match(subject.strip())
             or (home is not None and _the_site(scope, locale, home, subject))
         ):
-            where = _install_section(scope, locale)
+            where = _titled_section(scope, locale, "install", _INSTALL_TITLE)
             return Intent("install", *where) if where is not None else None
         return None
     versioned = released or (IN_VERSION[locale].match(asked) if locale in IN_VERSION else None)
@@ -355,17 +392,31 @@ def _site_names(scope, locale: str) -> list[str]:
     return sorted(w for w in words if len(w) >= 3 and w not in added)
 
 
-def _install_section(scope, locale: str) -> tuple[ChunkRef, int] | None:
-    """Where the locale's visible docs say how to install (once per scope): the shallowest page
-    titled so ("Installation", "Installing Scrapy"), else a section headed so, the home page's
+def _license_named(corpus, set_index: int, page_index: int, names: list[str]) -> tuple[int, str] | None:
+    """(offset, text) of what names a license page's license: its title when that says more than
+    "License" ("BSD-3-Clause License"), else a heading of it naming the site and a license
+    ("MkDocs License (BSD)")."""
+    title = corpus.page(set_index, page_index).title
+    if _LICENSE_WORD.search(title) and not _BARE_LICENSE.match(title):
+        return 0, title
+    for at, _, path in corpus.sets[set_index].sections(page_index):
+        heading = path.split(" › ")[-1]
+        if _LICENSE_WORD.search(heading) and any(name in heading.lower() for name in names):
+            return at, heading
+    return None
+
+
+def _titled_section(scope, locale: str, what: str, titled: re.Pattern) -> tuple[ChunkRef, int] | None:
+    """Where the locale's visible docs say `what` (once per scope): the shallowest page titled so
+    ("Installation", "Installing Scrapy", "License"), else a section headed so, the home page's
     first ("## Installation" on httpx's), then the shallowest page's."""
-    key = ("install", locale)
+    key = (what, locale)
     if key not in scope.derived:
-        scope.derived[key] = _find_install_section(scope, locale)
+        scope.derived[key] = _find_titled_section(scope, locale, titled)
     return scope.derived[key]
 
 
-def _find_install_section(scope, locale: str) -> tuple[ChunkRef, int] | None:
+def _find_titled_section(scope, locale: str, titled: re.Pattern) -> tuple[ChunkRef, int] | None:
     corpus = scope.corpus
     pages = sorted(
         (url.strip("/").count("/"), url, where)
@@ -373,7 +424,7 @@ def _find_install_section(scope, locale: str) -> tuple[ChunkRef, int] | None:
         if corpus.page(*where).locale == locale and corpus.page(*where).kind == "page"
     )
     for _, _, (set_index, page_index) in pages:
-        if _INSTALL_TITLE.search(corpus.page(set_index, page_index).title):
+        if titled.search(corpus.page(set_index, page_index).title):
             ref = _first_chunk(scope, set_index, page_index)
             return (ref, 0) if ref is not None else None
     home = _home(scope, locale)
@@ -382,7 +433,7 @@ def _find_install_section(scope, locale: str) -> tuple[ChunkRef, int] | None:
     for _, _, (set_index, page_index) in ordered:
         loaded = corpus.sets[set_index]
         for at, anchor, path in loaded.sections(page_index):
-            if _INSTALL_TITLE.search(path.split(" › ")[-1]):
+            if titled.search(path.split(" › ")[-1]):
                 chunks = np.flatnonzero(loaded.chunk_page == page_index)
                 ref = _chunk_at(loaded, chunks, set_index, at, anchor)
                 if ref is not None:
@@ -503,7 +554,7 @@ def intent_reply(scope, intent: Intent, query: Query):
     set_index, page_index = intent.lead.set, corpus.chunk(intent.lead).page
     page = corpus.page(set_index, page_index)
     content = page.content[:READ_CHARS]
-    if intent.kind == "install" and intent.at:  # a section of a page: it and its subsections
+    if intent.kind in ("install", "license") and intent.at:  # a section of a page, with its subsections
         start, end = _region(corpus, set_index, page_index, intent.at)
         content = page.content[start:end][:READ_CHARS]
     pieces, offset = [], 0
@@ -513,7 +564,8 @@ def intent_reply(scope, intent: Intent, query: Query):
         pieces.append((at, piece))
     # A start page may open with a short step ("First, start by importing HTTPX:" and its code);
     # an installation section with a shorter one ("Install with pip:").
-    least = {"start": START_LEAD_WORDS, "install": INSTALL_LEAD_WORDS}.get(intent.kind, 8)
+    least = {"start": START_LEAD_WORDS, "install": INSTALL_LEAD_WORDS, "license": START_LEAD_WORDS}
+    least = least.get(intent.kind, 8)
     paragraphs = [(i, at, piece) for i, (at, piece) in enumerate(pieces) if _prose(piece, least)]
     if not paragraphs:
         return None
@@ -521,6 +573,20 @@ def intent_reply(scope, intent: Intent, query: Query):
     command = None  # an install command standing right under its heading, with no step above it
     if intent.kind == "install":
         chosen, command = _install_step(pieces, paragraphs, _site_names(scope, locale))
+    named = None  # a license's name: the page's title ("BSD-3-Clause License"), a heading of it
+    if intent.kind == "license":  # the sentence that names the license, else the license's own words
+        said = [n for n, (_, _, text) in enumerate(paragraphs) if _LICENSE_WORD.search(text)]
+        chosen = said[0] if said else 0
+        named = (
+            _license_named(corpus, set_index, page_index, _site_names(scope, locale))
+            if not intent.at
+            else None
+        )
+        if (
+            named is not None
+        ):  # "## MkDocs License (BSD)": its section's first paragraph, not "The legal stuff."
+            later = [n for n, (_, at, _) in enumerate(paragraphs) if at > named[0]]
+            chosen = later[0] if later else chosen
     if intent.kind == "about":
         name = _subject_terms(scope, locale, intent.lead)
         defining = _DEFINES.get(locale, _DEFINES["en"])
@@ -533,6 +599,8 @@ def intent_reply(scope, intent: Intent, query: Query):
     index, at, text = paragraphs[chosen]
     lead = _sentences(text, LEAD_SENTENCES)
     parts = [Part("lead", lead, page.url)]
+    if named is not None:
+        parts = [Part("lead", f"**{named[1]}**", page.url), Part("support", "> " + lead, page.url)]
     if command is not None:  # "## Installation", then `pip install starlette`: that, then the step after
         at = pieces[command][0]
         parts = [Part("lead", phrase(locale, "install_with"), page.url)]
@@ -553,7 +621,7 @@ def intent_reply(scope, intent: Intent, query: Query):
             parts.append(
                 Part("support", phrase(locale, "on_this_page") + ": " + " · ".join(headings), page.url)
             )
-    if intent.kind == "install" and intent.at:
+    if intent.kind in ("install", "license") and intent.at:
         at += _region(corpus, set_index, page_index, intent.at)[0]
     _, _, anchor, heading = section_at(corpus, set_index, page_index, at)
     url = f"{page.url}#{anchor}" if anchor else page.url

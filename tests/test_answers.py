@@ -666,3 +666,39 @@ def test_the_subject_s_own_install_command_comes_before_a_prerequisite_s():
     assert _install_step(pieces, list(paragraphs), ["starlette"]) == (0, 1)
     # Named nothing, the step that installs and its command is all there is.
     assert _install_step(pieces, list(paragraphs), []) == (0, None)
+
+
+def test_what_license_it_is_under_is_read_from_its_license_page(tmp_path, multilingual_info):
+    """A license page (or a section headed License) answers "What license is it under?" and "Is
+    it open source?"; without one, search answers or refuses (the example site has none)."""
+    import shutil
+
+    from askdocs.edge_runtime.corpus import load_corpus
+    from askdocs.edge_runtime.scope import Reader, make_scope
+
+    from tests.conftest import SITE_EXAMPLE, mkdocs_build
+
+    docs_dir = tmp_path / "docs"
+    shutil.copytree(SITE_EXAMPLE / "docs", docs_dir)
+    (docs_dir / "en" / "license.md").write_text(
+        "# License\n\nThe legal text.\n\n## Tallyfox License (Apache-2.0)\n\n"
+        "Tallyfox is distributed under the terms of the Apache License, Version 2.0.\n",
+        encoding="utf-8",
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    mkdocs_build(work, extra={"docs_dir": str(docs_dir)})
+    corpus, embedder = load_corpus(str(work / "site" / "_askdocs"), None)
+    licensed = Docs(make_scope(corpus, Reader.public()), embedder)
+    for message in ("What license is it under?", "Is Tallyfox open source?", "What's the license?"):
+        result = ask(licensed, message)
+        assert result.answered and result.extra.get("intent") == "license", (message, result.text)
+        assert cited(result) == ["/license/#tallyfox-license-apache-20"], cited(result)
+        assert "**Tallyfox License (Apache-2.0)**" in result.text, result.text
+        assert "Apache License, Version 2.0" in result.text, result.text
+    assert "intent" not in ask(licensed, "Is the server running?").extra
+
+
+def test_without_a_license_page_a_license_question_is_not_an_intent(docs):
+    result = ask(docs, "What license is it under?")
+    assert "intent" not in result.extra and not result.answered, result.text

@@ -455,6 +455,8 @@ def test_no_message_makes_reading_the_question_slow(public_scope, message):
         "¿Qué hay de nuevo en la versión ",
         "How do I install ",
         "¿Cómo instalo ",
+        "What license is ",
+        "Is it open source ",
     ],
 )
 def test_no_message_makes_recognising_a_first_question_slow(public_scope, opening):
