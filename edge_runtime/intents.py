@@ -18,7 +18,8 @@ or the release a version names ("What changed in 3.2?", "When was 3.0 released?"
 
 And "How do I install it?": httpx's was answered from its contributing guide ("install the
 project and its dependencies"). The answer is the page titled Install or Installation, else a
-section headed so (the home page's first): the step that installs and its command.
+section headed so (the home page's first): the step that installs and its command. "What
+license is it under?" likewise reads the page titled License (else a section headed so).
 """
 
 from __future__ import annotations
@@ -219,8 +220,8 @@ _FIRST_SENTENCE = re.compile(
 @dataclass(frozen=True)
 class Intent:
     # "about" (what the site's subject is) | "start" (where a new reader starts) | "install" (how to
-    # install it) | "latest" (the newest release's notes) | "release" (the notes of the release a
-    # version names) | "released" (when it was: its date)
+    # install it) | "license" (its license) | "latest" (the newest release's notes) | "release" (the
+    # notes of the release a version names) | "released" (when it was: its date)
     kind: str
     lead: ChunkRef  # the chunk read first: the home page's first, the start page's, the release's…
     at: int = 0  # where the section read first starts in its page's text (a release, an install section)
