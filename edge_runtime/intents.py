@@ -239,58 +239,45 @@ def _worded(query: Query) -> tuple[re.Match | None, re.Match | None]:
 
 def recognise(scope, query: Query) -> Intent | None:
     """The first-questions intent of `query` in `scope` (None: an ordinary question)."""
+    if query.text != query.message:  # a follow-up borrowed the previous question: none of these
+        return None
     locale = query.locale
     about, start = _worded(query)
     asked = query.message.strip()
     owner = _POSSESSIVE.search(asked)  # "Tallyfox's latest release": the latest release of Tallyfox
     if owner:
         asked = f"{asked[: owner.start()]}the {asked[owner.end() :]}"
-    released = RELEASED[locale].match(asked) if locale in RELEASED else None
     licensing = LICENSE[locale].match(asked) if locale in LICENSE and _LICENSE_ASKED.search(asked) else None
-    if licensing and query.text == query.message:
-        home = _home(scope, locale)
+    if licensing:
         subject = licensing.group("x")
         if subject is not None:  # "is it", "does Flask": the subject without its pronoun
             subject = re.sub(r"^(?:it|this)\s+|\s+(?:it|this)$", "", subject.strip(), flags=re.I) or "it"
-        if (
-            subject is None
-            or _THIS.match(subject)
-            or (home is not None and _the_site(scope, locale, home, subject))
-        ):
-            where = _titled_section(scope, locale, "license", _LICENSE_TITLE)
-            return Intent("license", *where) if where is not None else None
-        return None
+        if not _of_the_site(scope, locale, subject):
+            return None
+        where = _titled_section(scope, locale, "license", _LICENSE_TITLE)
+        return Intent("license", *where) if where is not None else None
     install = INSTALL[locale].match(asked) if locale in INSTALL else None
-    if install and query.text == query.message:
-        home = _home(scope, locale)
-        subject = install.group("x")
-        if (
-            subject is None
-            or _THIS.match(subject.strip())
-            or (home is not None and _the_site(scope, locale, home, subject))
-        ):
-            where = _titled_section(scope, locale, "install", _INSTALL_TITLE)
-            return Intent("install", *where) if where is not None else None
-        return None
+    if install:
+        if not _of_the_site(scope, locale, install.group("x")):
+            return None
+        where = _titled_section(scope, locale, "install", _INSTALL_TITLE)
+        return Intent("install", *where) if where is not None else None
+    released = RELEASED[locale].match(asked) if locale in RELEASED else None
     versioned = released or (IN_VERSION[locale].match(asked) if locale in IN_VERSION else None)
-    if versioned and query.text == query.message:
-        home = _home(scope, locale)
+    if versioned:
         subject = versioned.group("x")
         if subject and _RELEASE_WORD.fullmatch(subject.strip()):
             subject = None  # "What changed in version 2.4?": the word, not a subject
-        if subject is None or (home is not None and _the_site(scope, locale, home, subject)):
-            release = _release_of(scope, locale, versioned.group("v"))
-            kind = "released" if released else "release"
-            return Intent(kind, *release) if release is not None else None
-        return None
+        if not _of_the_site(scope, locale, subject):
+            return None
+        release = _release_of(scope, locale, versioned.group("v"))
+        return Intent("released" if released else "release", *release) if release is not None else None
     latest = LATEST[locale].match(asked) if locale in LATEST else None
-    if latest and query.text == query.message:
-        home = _home(scope, locale)
-        subject = latest.group("x") or (owner.group("x") if owner else None)
-        if subject is None or (home is not None and _the_site(scope, locale, home, subject)):
-            newest = _newest_release(scope, locale)
-            return Intent("latest", *newest) if newest is not None else None
-        return None
+    if latest:
+        if not _of_the_site(scope, locale, latest.group("x") or (owner.group("x") if owner else None)):
+            return None
+        newest = _newest_release(scope, locale)
+        return Intent("latest", *newest) if newest is not None else None
     if not (about or start):
         return None
     home = _home(scope, locale)
@@ -301,6 +288,14 @@ def recognise(scope, query: Query) -> Intent | None:
     if start and (start.group("x") is None or _the_site(scope, locale, home, start.group("x"))):
         return Intent("start", _start_page(scope, locale) or home)  # no start page: the home page
     return None
+
+
+def _of_the_site(scope, locale: str, subject: str | None) -> bool:
+    """A question's subject is the site's own: none named, "it"/"this", or `_the_site`."""
+    if subject is None or _THIS.match(subject.strip()):
+        return True
+    home = _home(scope, locale)
+    return home is not None and _the_site(scope, locale, home, subject)
 
 
 def worded_as_first_question(query: Query) -> bool:
@@ -433,10 +428,10 @@ def _find_titled_section(scope, locale: str, titled: re.Pattern) -> tuple[ChunkR
     ordered = sorted(pages, key=lambda p: (p[2] != home_page, p[0], p[1]))
     for _, _, (set_index, page_index) in ordered:
         loaded = corpus.sets[set_index]
-        for at, anchor, path in loaded.sections(page_index):
+        for at, _, path in loaded.sections(page_index):
             if titled.search(path.split(" › ")[-1]):
                 chunks = np.flatnonzero(loaded.chunk_page == page_index)
-                ref = _chunk_at(loaded, chunks, set_index, at, anchor)
+                ref = _chunk_at(loaded, chunks, set_index, at)
                 if ref is not None:
                     return ref, at
     return None
@@ -492,23 +487,23 @@ def _find_releases(scope, locale: str) -> list[tuple[tuple, str, int, str, Chunk
         loaded = corpus.sets[set_index]
         chunks = np.flatnonzero(loaded.chunk_page == page_index)
         releases = []
-        for at, anchor, path in loaded.sections(page_index):
+        for at, _, path in loaded.sections(page_index):
             heading = path.split(" › ")[-1]
             short = len(heading.split()) <= RELEASE_HEADING_WORDS and not _UNRELEASED.search(heading)
             version = _version_key(heading) if short else None
             if version is not None:
-                releases.append((version, at, anchor))
+                releases.append((version, at))
         if not releases and (version := _version_key(page.title)) is not None:
-            releases.append((version, 0, ""))  # one release's page ("What's new in Tornado 6.3")
-        for version, at, anchor in releases:
-            ref = _chunk_at(loaded, chunks, set_index, at, anchor)
+            releases.append((version, 0))  # one release's page ("What's new in Tornado 6.3")
+        for version, at in releases:
+            ref = _chunk_at(loaded, chunks, set_index, at)
             if ref is not None:
                 found.append((version, corpus.chunk(ref).lastmod or "", len(releases), url, ref, at))
     found.sort(key=lambda r: r[:4])
     return found
 
 
-def _chunk_at(loaded, chunks, set_index: int, at: int, anchor: str) -> ChunkRef | None:
+def _chunk_at(loaded, chunks, set_index: int, at: int) -> ChunkRef | None:
     """The chunk of a page that holds offset `at` (its section's first)."""
     for index in chunks:
         chunk = loaded.chunks[int(index)]
@@ -555,9 +550,10 @@ def intent_reply(scope, intent: Intent, query: Query):
     set_index, page_index = intent.lead.set, corpus.chunk(intent.lead).page
     page = corpus.page(set_index, page_index)
     content = page.content[:READ_CHARS]
+    base = 0  # where `content` starts in the page's text
     if intent.kind in ("install", "license") and intent.at:  # a section of a page, with its subsections
-        start, end = _region(corpus, set_index, page_index, intent.at)
-        content = page.content[start:end][:READ_CHARS]
+        base, end = _region(corpus, set_index, page_index, intent.at)
+        content = page.content[base:end][:READ_CHARS]
     pieces, offset = [], 0
     for piece in _PARAGRAPH.split(content):
         at = content.find(piece, offset)
@@ -578,14 +574,9 @@ def intent_reply(scope, intent: Intent, query: Query):
     if intent.kind == "license":  # the sentence that names the license, else the license's own words
         said = [n for n, (_, _, text) in enumerate(paragraphs) if _LICENSE_WORD.search(text)]
         chosen = said[0] if said else 0
-        named = (
-            _license_named(corpus, set_index, page_index, _site_names(scope, locale))
-            if not intent.at
-            else None
-        )
-        if (
-            named is not None
-        ):  # "## MkDocs License (BSD)": its section's first paragraph, not "The legal stuff."
+        if not intent.at:
+            named = _license_named(corpus, set_index, page_index, _site_names(scope, locale))
+        if named is not None:  # "## MkDocs License (BSD)": its first paragraph, not "The legal stuff."
             later = [n for n, (_, at, _) in enumerate(paragraphs) if at > named[0]]
             chosen = later[0] if later else chosen
     if intent.kind == "about":
@@ -622,9 +613,7 @@ def intent_reply(scope, intent: Intent, query: Query):
             parts.append(
                 Part("support", phrase(locale, "on_this_page") + ": " + " · ".join(headings), page.url)
             )
-    if intent.kind in ("install", "license") and intent.at:
-        at += _region(corpus, set_index, page_index, intent.at)[0]
-    _, _, anchor, heading = section_at(corpus, set_index, page_index, at)
+    _, _, anchor, heading = section_at(corpus, set_index, page_index, base + at)
     url = f"{page.url}#{anchor}" if anchor else page.url
     label = page.title if heading == page.title else f"{page.title} › {heading}"
     parts.append(source_line(locale, label, url))
