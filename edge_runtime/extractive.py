@@ -79,6 +79,20 @@ _POINTER = re.compile(
     r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
 )
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
+# A sentence about the page itself ("This page lists the ports Tallyfox uses, how to configure TLS,
+# and how to route outbound traffic through a proxy."): it repeats the words of every question its
+# page answers and answers none of them.
+_OVERVIEW = re.compile(
+    r"^\W*(?:(?:this|the\s+following|these)\s+(?:pages?|guides?|sections?|chapters?|documents?|documentation|"
+    r"tutorials?|articles?|reference)\s+(?:lists?|describes?|explains?|covers?|shows?|documents?|introduces?|"
+    r"outlines?|summari[sz]es?|walks?|gives?|provides?|contains?|is\s+about|will\s+\w+)"
+    r"|(?:in|on)\s+this\s+(?:page|guide|section|chapter|document|tutorial|article)\b"
+    r"|estas?\s+(?:p[aá]ginas?|gu[ií]as?|secci[oó]n|secciones|cap[ií]tulos?)\s+(?:enumeran?|describen?|"
+    r"explican?|cubren?|muestran?|documentan?|presentan?|resumen?|recogen?|contienen?|tratan?)"
+    r"|en\s+esta\s+(?:p[aá]gina|gu[ií]a|secci[oó]n)\b)",
+    re.I,
+)
+OVERVIEW_WEIGHT = 0.3
 # A tab's label, which extraction puts before each tab panel ("**pip**", "**Windows**").
 _TAB_LABEL = re.compile(r"^\*\*[^*\n]{1,40}\*\*$")
 # A sentence that announces code ("such as this example", "like this", "as follows"): the code
@@ -605,6 +619,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= OPPOSITE_WEIGHT  # the sentence itself says the other way
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
+        if _OVERVIEW.match(unit.text):
+            score *= OVERVIEW_WEIGHT
         if source.page_kind == "changelog" and not query.temporal:
             score *= CHANGELOG_WEIGHT
 

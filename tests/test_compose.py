@@ -1976,3 +1976,52 @@ def test_what_a_contraction_leaves_is_not_a_key_term():
         "slow", "down", "crawler", "ban"
     }  # fmt: skip
     assert key_terms("en", "Why doesn’t it start? I've tried, it won't") == {"start", "tri"}
+
+
+NETWORKING_INTRO = (
+    "This page lists the ports Tallyfox uses, how to configure TLS, and how to route outbound traffic "
+    "through a proxy."
+)
+OUTBOUND_PROXY = """The server makes outbound HTTPS requests for webhook delivery, license checks and SSO
+metadata downloads. In networks where direct internet access is blocked, route this traffic through
+an HTTP proxy with these variables:
+
+| Variable | Example | Meaning |
+|---|---|---|
+| `TALLYFOX_HTTPS_PROXY` | `http://proxy.corp.example:3128` | Proxy used for all outbound HTTPS requests. |
+
+Set them in the service environment, for example with a systemd drop-in."""
+RED_INTRO = (
+    "Esta página enumera los puertos que usa Tallyfox, cómo configurar TLS y cómo enviar el tráfico "
+    "saliente a través de un proxy."
+)
+PROXY_DE_SALIDA = """El servidor hace peticiones HTTPS salientes para entregar webhooks.
+En redes sin acceso directo a internet, envíe este tráfico a través de un proxy HTTP con estas variables:
+
+| Variable | Ejemplo | Significado |
+|---|---|---|
+| `TALLYFOX_HTTPS_PROXY` | `http://proxy.corp.example:3128` | Proxy de las peticiones HTTPS salientes. |"""
+
+
+@pytest.mark.parametrize(
+    ("message", "locale", "intro", "section"),
+    [
+        ("How do I configure a proxy?", "en", NETWORKING_INTRO, OUTBOUND_PROXY),
+        ("¿Cómo configuro un proxy?", "es", RED_INTRO, PROXY_DE_SALIDA),
+    ],
+)
+def test_a_sentence_about_the_page_does_not_answer_what_the_page_covers(message, locale, intro, section):
+    # The page's opening sentence names every topic of the page, so it holds the words of each
+    # question the page answers: it led "How do I configure a proxy?" (and "¿Qué puertos usa
+    # Tallyfox?") on the example site. With the dense model rating every unit alike, the words
+    # decide: the section that says how leads.
+    pool = [
+        replace(evidence("/networking/#networking", "Networking", "Networking", intro), locale=locale),
+        replace(
+            evidence("/networking/#outbound-proxy", "Networking", "Outbound proxy", section, 0.9, 1),
+            locale=locale,
+        ),
+    ]
+    composition = compose(query(message, locale), pool, relevance=cosines({}))
+    assert composition.cited[0].url == "/networking/#outbound-proxy", rendered(composition)
+    assert "TALLYFOX_HTTPS_PROXY" in rendered(composition)
