@@ -289,6 +289,18 @@ def opposed(locale: str, terms: frozenset[str]) -> dict[str, frozenset[str]]:
     return {t: table[t] - terms for t in terms if t in table and table[t] - terms}
 
 
+# What follows a number that counts the reader's things or measures an amount: "scale to 1000 hosts",
+# "at most 5 requests in flight", "longer than 300 seconds", "below 85%". Such a number is no name:
+# as an exact token it matched an unrelated default of the same value ("`agent.max_batch` | `1000`")
+# and led the answer with it. A number after what it names stays one ("port 7431", "exit code 5").
+_COUNTED = re.compile(
+    r"\s*(?:%|percent\b|[a-z]{3,}s\b|(?:ms|kb|mb|gb|tb|kib|mib|gib|min|sec|secs|hrs?|rps|qps)\b|"
+    r"(?:second|minute|hour|day|week|month|year|time|request|host|user|worker|thread|process|connection|"
+    r"item|page|row|line|file|test|byte)s?\b)",
+    re.I,
+)
+
+
 def identifier_tokens(text: str) -> tuple[str, ...]:
     """Tokens that name something exactly: flags (`-e` too), env vars, codes, dotted names."""
     out: list[str] = []
@@ -296,6 +308,8 @@ def identifier_tokens(text: str) -> tuple[str, ...]:
         token = match.group(0).strip(".:/")
         if len(token) < 3 and not (_SHORT_FLAG.fullmatch(token.lower()) and _flag_asked(text, match.end())):
             continue
+        if token.isdigit() and _COUNTED.match(text, match.end()):
+            continue  # a count of the reader's ("1000 hosts", "10 requests per second"), not a name
         if token.lower() not in out:
             out.append(token.lower())
     return tuple(out)

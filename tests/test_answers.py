@@ -31,6 +31,14 @@ def cited(result) -> list[str]:
     return [c["url"] for c in result.citations]
 
 
+def test_a_number_the_reader_counts_with_does_not_pick_the_answer(docs):
+    """Asked "How do I scale to 1000 hosts?", "1000" was read as a name, like an error code, and the
+    answer led with the one row whose default is 1000 (`agent.max_batch`, samples per batch): right
+    number, nothing to do with hosts."""
+    result = ask(docs, "How do I scale to 1000 hosts?")
+    assert "max_batch" not in lead(result) and "max-batch" not in lead(result), result.text
+
+
 def test_telemetry_question_gets_the_faq_answer_whole(docs):
     result = ask(docs, "Does Tallyfox send any telemetry back to Kestrel?")
     assert result.answered, result.text

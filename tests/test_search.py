@@ -83,6 +83,19 @@ def test_an_everyday_hyphenated_word_is_english_not_a_name(public_scope):
     assert "gh-deploy" in telling_identifiers(public_scope, "en", ("gh-deploy",), "mkdocs gh-deploy")
 
 
+def test_a_count_of_the_readers_things_is_not_an_exact_token(public_scope):
+    """In "How do I scale to 1000 hosts?" the number is the reader's count, not a name (test_answers:
+    what it led the answer with). A number after what it names ("port 7431", "error 404") is one."""
+    assert identifier_tokens("how to scale to 1000 hosts") == ()
+    assert identifier_tokens("cap it at 10 requests per second, or 300 seconds, or below 85%") == ()
+    assert identifier_tokens("port 7431 is blocked; exit code 5; error 404 when upgrading to 3.0") == (
+        "7431",
+        "404",
+        "3.0",
+    )
+    assert search_query_for("How do I scale to 1000 hosts?", "en", public_scope).identifiers == ()
+
+
 def test_candidates_holding_the_token_alike_share_its_exact_rank(example_corpus, public_scope):
     """The exact list ranks candidates by how many of the question's tokens they hold; among
     those holding as many, the site's order says nothing about the question, so they share the
