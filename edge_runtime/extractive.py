@@ -78,6 +78,7 @@ def procedural(message: str) -> bool:
 _POINTER = re.compile(
     r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
 )
+_LINKED = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")  # a Markdown link: its text, its target
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")
 # A sentence about the page itself ("This page lists the ports Tallyfox uses, how to configure TLS,
 # and how to route outbound traffic through a proxy."): it repeats the words of every question its
@@ -531,6 +532,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         for i, e in enumerate(pool)
     ]
     numbers = set(_NUMBER_ASKED.findall(query.message))
+    pages_read = {e.page_url for e in pool}
     heading_share = [sum(weight[t] for t in h & key_terms) / total if total else 0.0 for h in headings]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
@@ -619,6 +621,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= OPPOSITE_WEIGHT  # the sentence itself says the other way
         if _POINTER.match(unit.text):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
+        if matched and _points_to_read(unit, matched, source, pages_read, query.locale):
+            score *= 0.5  # so does a sentence whose asked words are a link to a page read too
         if _OVERVIEW.match(unit.text):
             score *= OVERVIEW_WEIGHT
         if source.page_kind == "changelog" and not query.temporal:
@@ -632,6 +636,22 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= FOLLOW_UP_OTHER_PAGE
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
+
+
+def _points_to_read(
+    unit: Unit, matched: set[str], source: Evidence, pages_read: set[str], locale: str
+) -> bool:
+    """`unit` holds the asked words (`matched`) only in the text of links to other pages that were
+    read as well: "And then you also read how to handle [CORS with the `CORSMiddleware`](/tutorial/cors/)"
+    led "How do I add CORS?" over the page it links to, which says how."""
+    if "](" not in unit.text:
+        return False
+    linked = [
+        text
+        for text, url in _LINKED.findall(unit.text)
+        if url.split("#")[0] in pages_read - {source.page_url}
+    ]
+    return bool(linked) and matched <= _terms(locale, " ".join(linked))
 
 
 def _heading(evidence: Evidence) -> str:

@@ -2025,3 +2025,37 @@ def test_a_sentence_about_the_page_does_not_answer_what_the_page_covers(message,
     composition = compose(query(message, locale), pool, relevance=cosines({}))
     assert composition.cited[0].url == "/networking/#outbound-proxy", rendered(composition)
     assert "TALLYFOX_HTTPS_PROXY" in rendered(composition)
+
+
+ADVANCED_MIDDLEWARE = (
+    "In the main tutorial you read how to add [Custom Middleware](/tutorial/middleware/) to your "
+    "application.\n\nAnd then you also read how to handle [CORS with the `CORSMiddleware`](/tutorial/cors/)."
+)
+USE_CORS_MIDDLEWARE = """You can configure it in your FastAPI application using the `CORSMiddleware`.
+
+- Import `CORSMiddleware`.
+- Create a list of allowed origins (as strings).
+- Add it as a "middleware" to your FastAPI application."""
+CORS_MORE_INFO = """For more info about CORS, check the [Mozilla CORS documentation](https://developer.mozilla.org/).
+
+**Technical Details:** You could also use `from starlette.middleware.cors import CORSMiddleware`."""
+
+
+def test_a_sentence_whose_asked_words_are_a_link_to_a_page_read_points_there():
+    # "And then you also read how to handle [CORS …](/tutorial/cors/)" holds "CORS" only as the
+    # text of a link to a page that was read too: it led "How do I add CORS?" (FastAPI), as "See
+    # X" would have, had it been worded so. The page it links to leads.
+    pool = [
+        evidence("/advanced/middleware/", "Advanced Middleware", "Advanced Middleware", ADVANCED_MIDDLEWARE),
+        evidence("/tutorial/cors/#more-info", "CORS", "More info", CORS_MORE_INFO, 0.92, 1),
+        evidence(
+            "/tutorial/cors/#use-corsmiddleware", "CORS", "Use CORSMiddleware", USE_CORS_MIDDLEWARE, 0.84, 2
+        ),
+    ]
+    # As FastAPI's docs weigh them (idf over the mean): "CORS" is rare, "add" is everywhere.
+    rarity = {"cor": 1.6, "add": 0.4}
+    composition = compose(query("How do I add CORS?"), pool, rarity, relevance=cosines({}))
+    assert composition.cited[0].page_url == "/tutorial/cors/", rendered(composition)
+    # Without the linked page among what was read, the sentence is what there is to quote.
+    alone = compose(query("How do I add CORS?"), pool[:1], rarity, relevance=cosines({}))
+    assert "CORSMiddleware" in rendered(alone)
