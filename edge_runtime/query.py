@@ -292,9 +292,11 @@ def opposed(locale: str, terms: frozenset[str]) -> dict[str, frozenset[str]]:
 # What follows a number that counts the reader's things or measures an amount: "scale to 1000 hosts",
 # "at most 5 requests in flight", "longer than 300 seconds", "below 85%". Such a number is no name:
 # as an exact token it matched an unrelated default of the same value ("`agent.max_batch` | `1000`")
-# and led the answer with it. A number after what it names stays one ("port 7431", "exit code 5").
+# and led the answer with it. A number after what it names stays one ("port 7431", "exit code 5"), and
+# so does one before a plural that names codes ("404 errors", "302 responses").
 _COUNTED = re.compile(
-    r"\s*(?:%|percent\b|[a-z]{3,}s\b|(?:ms|kb|mb|gb|tb|kib|mib|gib|min|sec|secs|hrs?|rps|qps)\b|"
+    r"\s*(?:%|percent\b|(?!(?:error|code|response|status|statuse|port|exception|warning)s\b)[a-z]{3,}s\b|"
+    r"(?:ms|kb|mb|gb|tb|kib|mib|gib|min|sec|secs|hrs?|rps|qps)\b|"
     r"(?:second|minute|hour|day|week|month|year|time|request|host|user|worker|thread|process|connection|"
     r"item|page|row|line|file|test|byte)s?\b)",
     re.I,

@@ -88,6 +88,7 @@ def test_a_count_of_the_readers_things_is_not_an_exact_token(public_scope):
     what it led the answer with). A number after what it names ("port 7431", "error 404") is one."""
     assert identifier_tokens("how to scale to 1000 hosts") == ()
     assert identifier_tokens("cap it at 10 requests per second, or 300 seconds, or below 85%") == ()
+    assert identifier_tokens("Why do I get 404 errors and 302 responses?") == ("404", "302")
     assert identifier_tokens("port 7431 is blocked; exit code 5; error 404 when upgrading to 3.0") == (
         "7431",
         "404",
