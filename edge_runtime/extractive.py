@@ -659,8 +659,13 @@ def _heading(evidence: Evidence) -> str:
 
 
 def _relevance_text(pool, unit: Unit) -> str:
-    """What the dense model reads of a unit: its section's heading, then its text."""
-    return f"{_heading(pool[unit.evidence])}: {unit.text}"[:RELEVANCE_CHARS]
+    """What the dense model reads of a unit: its section's heading, then its text; a table row as
+    the answer shows it ("`--max-batch N` — Default: `1000` — Meaning: …"), its header's names
+    beside its values, not two lines of Markdown pipes. Tuning citation precision 0.846 -> 0.848,
+    fact recall 0.779 -> 0.780; measured once after, fresh 0.791 -> 0.796 and 0.686 -> 0.696, the
+    other groups unchanged."""
+    text = _row_item(unit.text)[2:] if unit.kind == "row" else unit.text
+    return f"{_heading(pool[unit.evidence])}: {text}"[:RELEVANCE_CHARS]
 
 
 def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:

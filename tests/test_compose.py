@@ -23,6 +23,8 @@ from askdocs.edge_runtime.extractive import (
     _ASKS_DEFAULT,
     _NUMBER_ASKED,
     _abbreviating,
+    _relevance_text,
+    _units,
     asks,
     compose,
     procedural,
@@ -2059,3 +2061,25 @@ def test_a_sentence_whose_asked_words_are_a_link_to_a_page_read_points_there():
     # Without the linked page among what was read, the sentence is what there is to quote.
     alone = compose(query("How do I add CORS?"), pool[:1], rarity, relevance=cosines({}))
     assert "CORSMiddleware" in rendered(alone)
+
+
+CLI_AGENT_TABLE = """`tallyfox agent start` options:
+
+| Flag | Default | Meaning |
+|---|---|---|
+| `--max-batch N` | `1000` | Maximum samples per batch. |
+| `--flush-interval DURATION` | `15s` | Ship a partly filled batch after this long. |"""
+
+
+def test_the_dense_model_reads_a_table_row_as_the_answer_shows_it():
+    # Two lines of Markdown pipes ("| Flag | Default | Meaning |\n| `--max-batch N` | `1000` | …")
+    # read to the dense model as punctuation around words; named values read as what they say.
+    pool = [evidence("/cli/#tallyfox-agent", "CLI reference", "tallyfox agent", CLI_AGENT_TABLE)]
+    units = _units(0, pool[0])
+    row = next(u for u in units if u.kind == "row" and "--max-batch" in u.text)
+    read = _relevance_text(pool, row)
+    assert read == (
+        "tallyfox agent: `--max-batch N` — Default: `1000` — Meaning: Maximum samples per batch."
+    ), read
+    prose = next(u for u in units if u.kind == "prose")
+    assert _relevance_text(pool, prose) == f"tallyfox agent: {prose.text}"
