@@ -2083,3 +2083,13 @@ def test_the_dense_model_reads_a_table_row_as_the_answer_shows_it():
     ), read
     prose = next(u for u in units if u.kind == "prose")
     assert _relevance_text(pool, prose) == f"tallyfox agent: {prose.text}"
+
+
+def test_the_dense_model_reads_a_code_block_without_its_fences():
+    # "```bash" says nothing of what the code does, and took a share of the 200 characters read.
+    code = "Start it:\n\n```bash\ntallyfox agent start --max-batch 500\ntallyfox agent status\n```"
+    pool = [evidence("/cli/#tallyfox-agent", "CLI reference", "tallyfox agent", code)]
+    block = next(u for u in _units(0, pool[0]) if u.kind == "code")
+    assert _relevance_text(pool, block) == (
+        "tallyfox agent: tallyfox agent start --max-batch 500\ntallyfox agent status"
+    )
