@@ -35,6 +35,7 @@ from askdocs.edge_runtime.evidence import FENCED_BLOCK, Evidence, heading_names,
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import (
     Query,
+    counted,
     identifier_tokens,
     key_terms,
     mentions,
@@ -439,7 +440,9 @@ def compose(
         ]
     if not units:
         return Composition([], [])
-    unit_terms = [_abbreviating(query, _terms(query.locale, u.text)) for u in units]
+    unit_terms = _counts_whole(
+        query, pool, units, [_abbreviating(query, _terms(query.locale, u.text)) for u in units]
+    )
     _score(query, pool, units, unit_terms, term_weights or {}, relevance)
     stale = {id(units[i]) for i in _superseded(units, unit_terms, pool)}
     ranked = sorted((u for u in units if u.score > 0 and id(u) not in stale), key=lambda u: -u.score)
@@ -497,6 +500,23 @@ def compose(
         parts += _render(group, source, query.locale)
         cited.append(source)
     return Composition(parts, cited)
+
+
+def _counts_whole(query: Query, pool, units: list[Unit], unit_terms: list[set[str]]) -> list[set[str]]:
+    """A number the reader counts or measures with ("scale to 1000 hosts") is held by a unit that
+    says what it counts as well: "`agent.max_batch` | `1000`" (samples per batch) does not hold
+    "1000 hosts", and led the answer with its number."""
+    amounts = {}
+    for number, what in counted(query.message).items():
+        if number in query.key_terms and (stems := _terms(query.locale, what)):
+            amounts[number] = stems
+    if not amounts:
+        return unit_terms
+    out = []
+    for unit, terms in zip(units, unit_terms, strict=True):
+        said = terms | _terms(query.locale, pool[unit.evidence].heading)
+        out.append({t for t in terms if t not in amounts or amounts[t] & said})
+    return out
 
 
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:

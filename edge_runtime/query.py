@@ -303,6 +303,20 @@ _COUNTED = re.compile(
 )
 
 
+def counted(text: str) -> dict[str, str]:
+    """The numbers of `text` that count or measure something (`_COUNTED`), each with the word
+    that says what ("1000 hosts": {"1000": "hosts"}, "85%": {"85": "%"})."""
+    out = {}
+    for match in _BARE_NUMBER.finditer(text):
+        after = _COUNTED.match(text, match.end())
+        if after:
+            out[match.group(0)] = after.group(0).strip()
+    return out
+
+
+_BARE_NUMBER = re.compile(r"(?<![\w.,-])\d+(?![\w.,])")
+
+
 def identifier_tokens(text: str) -> tuple[str, ...]:
     """Tokens that name something exactly: flags (`-e` too), env vars, codes, dotted names."""
     out: list[str] = []

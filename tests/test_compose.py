@@ -2093,3 +2093,36 @@ def test_the_dense_model_reads_a_code_block_without_its_fences():
     assert _relevance_text(pool, block) == (
         "tallyfox agent: tallyfox agent start --max-batch 500\ntallyfox agent status"
     )
+
+
+CONFIG_KEYS = """| Key | Default | Description |
+|---|---|---|
+| `agent.max_batch` | `1000` | Maximum samples per batch. |
+| `agent.buffer_limit` | `512MiB` | Disk space the agent may use while the server is unreachable. |"""
+HOST_DISK = (
+    "A host with the default collectors produces about 1.5 million samples a day, roughly 12 MB on the "
+    "server after compression."
+)
+PLANS_TABLE = """| | Community | Team | Business |
+|---|---|---|---|
+| Agents | up to 5 | up to 100 | up to 500 |
+| Per seat | free | USD 12 | USD 29 |"""
+
+
+def test_a_number_the_reader_counts_with_is_held_only_with_what_it_counts():
+    # "1000 hosts": the reader's number says how many of something. The row holding 1000 for
+    # something else (`agent.max_batch`, samples per batch) does not hold it, and led the answer
+    # on the example site with its number; the sentence about a host does.
+    pool = [
+        evidence("/configuration/#keys", "Configuration", "Keys", CONFIG_KEYS),
+        evidence("/faq/#disk", "FAQ", "How much disk space does one monitored host use?", HOST_DISK, 0.99, 1),
+    ]
+    rarity = {"1000": 1.33, "host": 0.67, "scale": 1.0}
+    composition = compose(query("How do I scale to 1000 hosts?"), pool, rarity, relevance=cosines({}))
+    assert rendered(composition).startswith("A host"), rendered(composition)
+    # Said of what it counts, the number is held: "500 agents" by the plans' Agents row.
+    plans = [evidence("/pricing/#plans", "Pricing", "Plans", PLANS_TABLE)]
+    asked = compose(
+        query("Can I have 500 agents on Business?"), plans, {"500": 1.3, "agent": 0.6, "busi": 1.0}
+    )
+    assert rendered(asked).startswith("- Agents"), rendered(asked)
