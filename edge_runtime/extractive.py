@@ -688,7 +688,7 @@ def _relevance_text(pool, unit: Unit) -> str:
     0.851; measured once after, fresh 0.796 / 0.696 -> 0.806 / 0.701, new-user 0.767 -> 0.773,
     blind 0.780 / 0.606 -> 0.788 / 0.614, held-out 0.886 -> 0.879)."""
     if unit.kind == "row":
-        text = _row_item(unit.text)[2:]
+        text = _row_item(unit.text).removeprefix("- ")
     elif unit.kind == "code":
         text = "\n".join(line for line in unit.text.splitlines() if not line.startswith("```"))
     else:

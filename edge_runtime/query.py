@@ -303,6 +303,9 @@ _COUNTED = re.compile(
 )
 
 
+_BARE_NUMBER = re.compile(r"(?<![\w.,-])\d+(?![\w.,])")
+
+
 def counted(text: str) -> dict[str, str]:
     """The numbers of `text` that count or measure something (`_COUNTED`), each with the word
     that says what ("1000 hosts": {"1000": "hosts"}, "85%": {"85": "%"})."""
@@ -312,9 +315,6 @@ def counted(text: str) -> dict[str, str]:
         if after:
             out[match.group(0)] = after.group(0).strip()
     return out
-
-
-_BARE_NUMBER = re.compile(r"(?<![\w.,-])\d+(?![\w.,])")
 
 
 def identifier_tokens(text: str) -> tuple[str, ...]:
