@@ -10,6 +10,7 @@ endpoint does that with the typed `Answer` it gets back.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,7 +19,7 @@ from askdocs.edge_runtime.conversation import ChatRequest, only_asks_for_human
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate, outline
-from askdocs.edge_runtime.extractive import Composition, compose, refusal
+from askdocs.edge_runtime.extractive import Composition, compose, passage_signals, refusal
 from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import ask_in_language, phrase
@@ -38,7 +39,7 @@ from askdocs import lexical
 from askdocs.shards import is_support_page
 
 # Operating point of the confidence model (see evidence.CONFIDENCE and scripts/fit_confidence.py).
-DEFAULT_MIN_CONFIDENCE = 0.44
+DEFAULT_MIN_CONFIDENCE = 0.41
 SEARCH_DEPTH = 8
 # Sections of one page among the evidence read (the second stage orders pages: uncapped, one
 # page's many sections fill the evidence ahead of another page's one that answers).
@@ -78,6 +79,9 @@ class Case:
     support: dict
     faq: FaqMatch | None = None  # the FAQ record the question duplicates: answered from it
     intent: Intent | None = None  # "what is this?", "how do I get started?": answered from those pages
+    # Cosine of texts with another in the question's model (`_relevance_to`), remembered for
+    # this question: what confidence read of the passages, composing reads again.
+    relevance_to: Callable[[str, list[str]], list[float]] | None = None
 
     @property
     def confidence(self) -> float:
@@ -155,6 +159,14 @@ def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
     outcome, read = searched(docs, query, settings)
     faq = duplicate_faq(docs.scope, docs.embedder, query) if "dense" in outcome.retrievers else None
     intent = recognise(docs.scope, query) if faq is None else None
+    relevance_to = _relevance_to(docs.embedder, query.locale) if docs.embedder else None
+    passages = None
+    # The passages are read in the docs' language: a question written in another is matched by
+    # the names it shares with them alone ("Comment installer Tallyfox sur Windows ?").
+    if relevance_to is not None and not query.foreign:
+        relevance = functools.partial(relevance_to, query.text)
+        baseline = outcome.dense_stats[0] if outcome.dense_stats else 0.0
+        passages = functools.partial(passage_signals, query, relevance=relevance, baseline=baseline)
     investigation = investigate(
         docs.fs,
         read,
@@ -163,13 +175,14 @@ def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
         assessed=outcome,
         lead=intent.lead if intent else None,
         lead_at=intent.at if intent and intent.at else None,
+        passages=passages,
     )
     if read is not outcome:  # what ran for this answer, and what failed, is reported (trace, /healthz)
         outcome.retrievers.extend(name for name in read.retrievers if name not in outcome.retrievers)
         for name, error in read.errors.items():
             outcome.errors.setdefault(name, error)
     support = support_for(docs.scope, query.locale, settings.support_url)
-    return Case(query, outcome, investigation, support, faq, intent)
+    return Case(query, outcome, investigation, support, faq, intent, relevance_to)
 
 
 def human_requested(query: Query, support: dict | None) -> Answer | None:
@@ -283,7 +296,7 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
         return Answer(
             parts, True, mode, cited, None, case.confidence, list(case.investigation.checked), case.trace()
         )
-    relevance_to = _relevance_to(docs.embedder, query.locale) if docs.embedder else None
+    relevance_to = case.relevance_to
     relevance = functools.partial(relevance_to, query.text) if relevance_to else None
     found = case.investigation
     # Only this synthesiser reads the pages' outline: refusals and LLM answers never pay for it.
@@ -370,12 +383,18 @@ def citations(evidence: list[Evidence]) -> list[dict]:
     return out
 
 
-def _relevance_to(embedder: QueryEmbedder, locale: str):
+def _relevance_to(embedder: QueryEmbedder, locale: str) -> Callable[[str, list[str]], list[float]]:
     """Cosine of each text with another (the question, or one of its asks), with the locale's own
-    model."""
+    model; each pair is computed once (confidence reads the passages an answer then composes
+    from). One per question: what it remembers is bounded by what one answer reads."""
     model = embedder.embedder_for(locale)
+    known: dict[tuple[str, str], float] = {}
 
     def score(about: str, texts: list[str]) -> list[float]:
-        return [float(v) for v in model.similarity(embedder.vector(about, locale), texts)]
+        new = list(dict.fromkeys(t for t in texts if (about, t) not in known))
+        if new:
+            cosines = model.similarity(embedder.vector(about, locale), new)
+            known.update(((about, t), float(v)) for t, v in zip(new, cosines, strict=True))
+        return [known[(about, t)] for t in texts]
 
     return score

@@ -696,6 +696,48 @@ def _relevance_text(pool, unit: Unit) -> str:
     return f"{_heading(pool[unit.evidence])}: {text}"[:RELEVANCE_CHARS]
 
 
+def passage_signals(
+    query: Query,
+    evidence: list[Evidence],
+    term_weights: dict[str, float],
+    relevance: Callable[[list[str]], list[float]],
+    baseline: float = 0.0,
+) -> dict[str, float]:
+    """How well the one best passage of what was read answers the question: confidence signals
+    (`evidence.features`) read from the units an answer would quote, not from whole chunks.
+
+    A model's cosines sit in a band of their own (the multilingual model rates any two texts
+    0.8 apart, the English one 0.2): each is read as its lift above `baseline`, the question's
+    mean cosine with the reader's docs (`SearchOutcome.dense_stats`), towards 1.0.
+    `passage_lift`: the best unit's (as `_relevance_text` gives it); `passage_z`: how far that
+    best stands out from the other units read (z / 4, as `dense_z`); `passage_fit`: the most
+    any unit's lift times the share of the key terms (by `term_weights`) it holds with its
+    section's heading. A near miss ("cap httpx at 10 requests per second" beside the timeout
+    settings) matches chunks on topic, but no sentence of them says what was asked; an answer's
+    sentence does."""
+    pool = evidence[:MAX_POOL]
+    units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
+    if not units:
+        return {}
+    cosines = relevance([_relevance_text(pool, u) for u in units])
+    mean = sum(cosines) / len(cosines)
+    spread = (sum((c - mean) ** 2 for c in cosines) / len(cosines)) ** 0.5
+    lifts = [max(0.0, (c - baseline) / (1.0 - baseline)) if baseline < 1.0 else 0.0 for c in cosines]
+    key_terms = set(query.key_terms)
+    total = sum(term_weights.get(t, 0.0) for t in key_terms) or 1.0
+    headings = [_terms(query.locale, e.heading) for e in pool]
+
+    def held(unit: Unit) -> float:
+        terms = (_terms(query.locale, unit.text) | headings[unit.evidence]) & key_terms
+        return sum(term_weights.get(t, 0.0) for t in terms) / total
+
+    return {
+        "passage_lift": max(lifts),
+        "passage_z": (max(cosines) - mean) / (spread + 1e-6) / 4.0,
+        "passage_fit": max(held(u) * lift for u, lift in zip(units, lifts, strict=True)),
+    }
+
+
 def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:
     """The lead and the few units that carry its conditions, its list or its code."""
     same = _section_units(units, lead.evidence, stale)

@@ -1024,6 +1024,14 @@ def detect_language(text: str, candidates: list[str], default: str) -> str | Non
     return default
 
 
+# What English writes that another language's function words spell: Latin abbreviations ("e.g.":
+# "e" is Italian for "and"; "Units per second e.g. meters" read as Italian) and prefixes joined to
+# a word by a hyphen ("non-blocking": "non" is Italian for "not").
+_ABBREVIATED = re.compile(
+    r"\b(?:e\.\s?g|i\.\s?e|cf|viz|etc)\.|\b(?:non|pre|re|co|de|anti|multi|semi|sub|self|per)-(?=\w)", re.I
+)
+
+
 def foreign_language(text: str, site_locales: list[str]) -> str | None:
     """The language of `text` when it is clearly one the site has no pages in. Of the
     languages whose stop words askdocs ships, the one whose function words the text uses
@@ -1031,7 +1039,7 @@ def foreign_language(text: str, site_locales: list[str]) -> str | None:
     and more than the text's function words of the site's languages, or one in a text of
     three words or more that has none of those ("Comment installer Tallyfox sur Windows ?" on
     an English and Spanish site). None otherwise, and for a tie (the text cannot be named)."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in _WORD.findall(_ABBREVIATED.sub(" ", text))]
     own = frozenset().union(*(_function_words(loc) for loc in site_locales))
     at_home = sum(w in own for w in words)
     marks = 1 if _SPANISH_ASKS.search(text) else 0  # "¿", "¡": Spanish, whatever its words
@@ -1057,5 +1065,6 @@ def _function_words(locale: str) -> frozenset[str]:
     if locale == "en":
         from lunr.stop_word_filter import WORDS
 
-        return frozenset(WORDS) | {"how", "what", "does", "is", "my", "i"}
+        # With the Latin words English writes as its own ("per-request timeout" read as Italian).
+        return frozenset(WORDS) | {"how", "what", "does", "is", "my", "i", "per", "via", "vs", "versus"}
     return lexical._stop_words().get(locale, frozenset())

@@ -45,6 +45,7 @@ def collect():
                 found.term_weights,
                 documents=found.documents,
                 support=found.support,
+                passages=found.passages,
             )
             top_pages = {e.page_url for e in found.evidence[:3]}
             label = 1 if question.answerable and top_pages & set(question.gold) else 0

@@ -27,6 +27,7 @@ from askdocs.edge_runtime.extractive import (
     _units,
     asks,
     compose,
+    passage_signals,
     procedural,
 )
 from askdocs.edge_runtime.query import (
@@ -282,6 +283,44 @@ def test_words_the_docs_only_say_apart_lower_confidence():
     apart, signals = assess(outcome_for(ask, pool, 0.5), pool, ask, support=0.0)
     assert signals["support"] == 0.0
     assert apart < together - 0.1, (apart, together)
+
+
+PROXY_SECTION = (
+    "Set `network.proxy` to configure the outbound proxy the agent sends batches through. "
+    "TLS certificates are read from the config directory."
+)
+
+
+def test_a_passage_is_read_for_its_lift_above_its_models_band():
+    """The multilingual model rates any two texts about 0.8 apart, the English one about 0.2: the
+    best passage's cosine counts by how far it rises above the question's mean cosine with the
+    docs (`baseline`) towards 1.0, so the same standing reads the same in either model."""
+    ask = query("How do I configure the outbound proxy?")
+    pool = [evidence("/networking/#outbound-proxy", "Networking", "Outbound proxy", PROXY_SECTION)]
+    weights = dict.fromkeys(ask.key_terms, 1.0)
+    english = passage_signals(ask, pool, weights, lambda texts: [0.6, 0.3][: len(texts)], baseline=0.2)
+    multilingual = passage_signals(ask, pool, weights, lambda texts: [0.9, 0.825][: len(texts)], baseline=0.8)
+    assert english["passage_lift"] == pytest.approx(0.5) == multilingual["passage_lift"]
+    # The sentence that holds every asked word is the one the model rates best: a full fit.
+    assert english["passage_fit"] == pytest.approx(0.5), english
+
+
+def test_a_passage_that_says_what_was_asked_raises_confidence():
+    """A near miss matches chunks on topic, but no one sentence of them says what was asked; the
+    same chunks with a sentence that does (rated best by the model, holding the asked words)
+    are more likely to answer. The evidence's words and the chunk-level match are the same."""
+    ask = query("How do I configure the outbound proxy?")
+    pool = [evidence("/networking/#outbound-proxy", "Networking", "Outbound proxy", PROXY_SECTION)]
+    weights = dict.fromkeys(ask.key_terms, 1.0)
+    said = passage_signals(ask, pool, weights, lambda texts: [0.6, 0.3][: len(texts)], baseline=0.2)
+    # The model prefers the sentence that holds none of the asked words, and only mildly.
+    near = passage_signals(ask, pool, weights, lambda texts: [0.3, 0.35][: len(texts)], baseline=0.2)
+    assert near["passage_fit"] < said["passage_fit"] and near["passage_lift"] < said["passage_lift"]
+    outcome = outcome_for(ask, pool, 0.5)
+    high, signals = assess(outcome, pool, ask, passages=said)
+    low, _ = assess(outcome, pool, ask, passages=near)
+    assert signals["passage_fit"] == pytest.approx(said["passage_fit"])
+    assert low < high - 0.1, (low, high)
 
 
 def test_a_long_question_s_dense_match_is_read_for_its_length():
