@@ -140,7 +140,7 @@ _WHERE = re.compile(
 )
 # A path starts only where its run of name characters starts: from every position of a long run
 # ("a.a.a…", a base64 blob in a page), 4,000 characters took 0.11 s.
-_PATH = re.compile(r"(?<![\w.~-])[\w.~-]*[/\\][\w.-]+|\b[A-Z]:\\|`[^`\s]*\.[a-z]{2,5}`")
+_PATH = re.compile(r"(?<![\w.~:/-])[\w.~-]*[/\\][\w.-]+|\b[A-Z]:\\|`[^`\s]*\.[a-z]{2,5}`")
 # A question that asks which version did something (`Query.asks_version`) is answered by a unit
 # that names a version, in its text or in its section's heading (release notes: "## 0.28.0"
 # then "* Added zstd decoding").
@@ -189,6 +189,7 @@ RELEVANCE_CHARS = 200  # of each unit (with its heading), for the dense model
 DENSE_WEIGHT = 1.6
 CONTEXT_WORDS = 45  # supporting context quoted around the lead
 ROW_RATIO = 0.85  # other rows of the lead's table quoted when they score this close to it
+ALTERNATIVES_RATIO = 0.5  # ... in a short table whose rows' labels the question names none of
 # ... and at most MAX_ITEMS other items of the lead's list: tuning fact recall 0.773 -> 0.778,
 # four answers changed, two gained a fact, none lost one.
 MAX_ITEMS = 2
@@ -631,6 +632,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             and not ((quantity or version or _ASKS_WHEN.search(query.message)) and _NUMBER.search(unit.text))
         ):
             score *= QUANTITY_PENALTY  # a bare label ("Default: `None`", "main.py", a date): nothing asked
+        elif unit.kind == "prose" and matched and not named and _restates(query, unit.text):
+            score *= QUANTITY_PENALTY  # it says only the question's own words ("3. The config file.")
         if _VERSION_NOTE.match(unit.text) and not (query.temporal or version):
             score *= QUANTITY_PENALTY
         if (_SIGNATURE.fullmatch(unit.text) or _SYNOPSIS.fullmatch(unit.text)) and not syntax:
@@ -656,6 +659,23 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= FOLLOW_UP_OTHER_PAGE
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
+
+
+_SYMBOL = re.compile(r"[^\w\s.,;:!?()'-]|'[^\w\s]")  # "`", "^", "=", "/": a unit that names something
+
+
+def _restates(query: Query, text: str) -> bool:
+    """`text`, a list item, says no word the question does not, and names nothing: "3. The
+    config file." for "Where is the config file?". Its words match, and it answers nothing. A
+    name or a path is an answer in the question's words ("- `~/.vdirsyncer/config`." for "Where
+    does vdirsyncer look for its config file?"); a sentence in them most often introduces the
+    answer ("The address the server listens on. Default: `127.0.0.1:8000`.")."""
+    if not _LIST_ITEM.match(text):
+        return False
+    said = _LIST_ITEM.sub("", text, count=1)
+    if _YES_NO.match(said) or _SYMBOL.search(said) or _PATH.search(said):
+        return False  # "- '^' Starts-with search.": the symbol is what it says
+    return _terms(query.locale, said) <= query.terms
 
 
 def _points_to_read(
@@ -748,7 +768,14 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     if lead.kind == "row":  # other rows only when they answer about as well (never the whole table)
         header = lead.text.partition("\n")[0]
         rows = [u for u in same if u.kind == "row" and u is not lead and u.text.partition("\n")[0] == header]
-        group.leads += _answering_as_well(lead, rows, 6)  # after the lead, in the table's order
+        ratio = ROW_RATIO
+        if len(rows) < WHOLE_LIST_ITEMS and not any(
+            _terms(query.locale, _cells(u.text.partition("\n")[2])[0]) & query.terms for u in [lead, *rows]
+        ):
+            # A short table of alternatives the question picks none of ("Where is the config
+            # file?" over Linux, Windows and macOS rows): the others answer as well as the lead.
+            ratio = ALTERNATIVES_RATIO
+        group.leads += _answering_as_well(lead, rows, 6, ratio)  # after the lead, in the table's order
         return group
     at = next(i for i, u in enumerate(same) if u is lead)
     following = same[at + 1 :]

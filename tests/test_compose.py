@@ -24,6 +24,7 @@ from askdocs.edge_runtime.extractive import (
     _NUMBER_ASKED,
     _abbreviating,
     _relevance_text,
+    _restates,
     _units,
     asks,
     compose,
@@ -2165,3 +2166,78 @@ def test_a_number_the_reader_counts_with_is_held_only_with_what_it_counts():
         query("Can I have 500 agents on Business?"), plans, {"500": 1.3, "agent": 0.6, "busi": 1.0}
     )
     assert rendered(asked).startswith("- Agents"), rendered(asked)
+
+
+PLATFORMS = """| Platform | Default path |
+|---|---|
+| Linux | `/etc/tallyfox/tallyfox.yaml` |
+| Windows | `C:\\ProgramData\\Tallyfox\\tallyfox.yaml` |
+| macOS | `/opt/homebrew/etc/tallyfox/tallyfox.yaml` |"""
+PRECEDENCE = """When the same setting comes from several places, Tallyfox applies them in this order:
+
+1. Command-line flags, for example `--max-batch 500`.
+2. Environment variables, for example `TALLYFOX_MAX_BATCH=500`.
+3. The config file.
+4. Built-in defaults."""
+
+
+def test_a_unit_in_the_questions_own_words_does_not_answer_it_and_alternatives_are_all_quoted():
+    # "3. The config file." holds every asked word and says nothing the question does not; it led
+    # "Where is the config file?" with the precedence list. The platforms' table answers, whole:
+    # the question picks none of its rows (`ALTERNATIVES_RATIO`); asked for one, that row alone.
+    pool = [
+        evidence("/configuration/#precedence", "Configuration", "Precedence", PRECEDENCE),
+        evidence("/configuration/#config-file-location", "Configuration", "Config file location", PLATFORMS),
+    ]
+    # The dense model rates a short sentence in the question's own words highest; word overlap
+    # stands in for it here.
+    asked = query("Where is the config file?")
+    composition = compose(asked, pool, relevance=overlap(asked.message))
+    assert composition.cited[0].url == "/configuration/#config-file-location", rendered(composition)
+    lead = rendered(composition).split("\n\nFrom:")[0]
+    for path in ("/etc/tallyfox/tallyfox.yaml", "C:\\ProgramData", "/opt/homebrew"):
+        assert path in lead, lead
+    # An item that names a symbol or a path says it, in whatever words; a sentence in the
+    # question's words most often introduces the answer.
+    assert _restates(asked, "3. The config file.")
+    assert not _restates(query("search filter starts-with"), "- '^' Starts-with search.")
+    assert not _restates(asked, "- `~/.tallyfox/config`.")
+    assert not _restates(asked, "The config file.")
+    on_windows = query("Where is the config file on Windows?")
+    windows = rendered(compose(on_windows, pool, relevance=overlap(on_windows.message))).split("\n\nFrom:")[0]
+    assert "C:\\ProgramData" in windows and "/opt/homebrew" not in windows, windows
+
+
+AGENT_KEYS = """| Key | Default | Description |
+|---|---|---|
+| `agent.server` | `https://localhost:7432` | Server the agent's batches are stored on. |
+| `agent.max_batch` | `1000` | Maximum samples per batch. |"""
+
+
+def overlap(question: str):
+    """A stand-in for the dense model: each text's share of words in common with `question`."""
+    asked = set(re.findall(r"\w+", question.lower()))
+
+    def score(texts: list[str]) -> list[float]:
+        return [len(asked & (w := set(re.findall(r"\w+", t.lower())))) / len(asked | w) for t in texts]
+
+    return score
+
+
+def test_a_url_is_not_the_place_a_where_question_asks_for():
+    # Asked where something is stored, a place on disk answers: a URL is no path (the
+    # `agent.server` row's `https://localhost:7432` led "Where are the agent logs stored?").
+    pool = [
+        evidence("/configuration/#keys", "Configuration", "Keys", AGENT_KEYS),
+        evidence(
+            "/agent/#buffering",
+            "Agent",
+            "Buffering",
+            "The agent's unsent batches are stored in `/var/lib/tallyfox/buffer` until the server is up.",
+            score=0.9,
+            index=1,
+        ),
+    ]
+    asked = query("Where are the agent's batches stored?")
+    composition = compose(asked, pool, relevance=overlap(asked.message))
+    assert composition.cited[0].url == "/agent/#buffering", rendered(composition)
