@@ -159,7 +159,10 @@ def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:
     outcome, read = searched(docs, query, settings)
     faq = duplicate_faq(docs.scope, docs.embedder, query) if "dense" in outcome.retrievers else None
     intent = recognise(docs.scope, query) if faq is None else None
-    relevance_to = _relevance_to(docs.embedder, query.locale) if docs.embedder else None
+    # The dense model reads the passages only where it served this question: when it failed,
+    # retrieval said so (`outcome.errors`), and composing reads the words alone.
+    live = docs.embedder is not None and "dense" in outcome.retrievers
+    relevance_to = _relevance_to(docs.embedder, query.locale) if live else None
     passages = None
     # The passages are read in the docs' language: a question written in another is matched by
     # the names it shares with them alone ("Comment installer Tallyfox sur Windows ?").

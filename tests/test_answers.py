@@ -738,3 +738,18 @@ def test_without_a_license_page_a_license_question_is_not_an_intent(docs):
     assert "intent" not in result.extra, result.extra
     assert "Apache" not in result.text and "open source" not in result.text.lower(), result.text
     assert not result.answered or cited(result)[0].startswith("/pricing/"), result.text
+
+
+def test_a_failed_dense_model_answers_from_the_words_and_says_so(public_scope):
+    """The dense model failing mid-question (an ONNX session lost): retrieval reports it and
+    serves lexically; confidence reads the words alone instead of failing on the passages'
+    cosines (it raised), and the answer's trace says the dense retriever was out. Without the
+    dense signals confidence stays low: the reader gets what was checked, not a guess."""
+    from tests.test_search import BrokenEmbedder
+
+    broken = Docs(public_scope, BrokenEmbedder())
+    for message in ("How do I install Tallyfox on Windows?", "Does it support Kerberos smartcards on OS/2?"):
+        result = answer(broken, ChatRequest(message, "en", (), None), AnswerSettings())
+        assert "onnx session lost" in result.extra["retriever_errors"]["dense"], result.extra
+        assert "dense" not in result.extra["retrievers"], result.extra
+        assert result.checked, result.text
