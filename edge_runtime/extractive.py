@@ -190,6 +190,7 @@ DENSE_WEIGHT = 1.6
 CONTEXT_WORDS = 45  # supporting context quoted around the lead
 ROW_RATIO = 0.85  # other rows of the lead's table quoted when they score this close to it
 ALTERNATIVES_RATIO = 0.5  # ... in a short table whose rows' labels the question names none of
+FAQ_OTHER_QUESTION = 0.5  # an FAQ entry whose question lacks an asked word another unit read holds
 # ... and at most MAX_ITEMS other items of the lead's list: tuning fact recall 0.773 -> 0.778,
 # four answers changed, two gained a fact, none lost one.
 MAX_ITEMS = 2
@@ -347,7 +348,10 @@ def _terms(locale: str, text: str) -> set[str]:
     return lexical.stem_terms(locale, SITE_LINK.sub(r"\1", text))
 
 
-def _abbreviating(query: Query, terms: set[str]) -> set[str]:
+_NUMBERED = re.compile(r"_?\d+$")  # the number a name is written with ("arm64", "x86_64")
+
+
+def _abbreviating(query: Query, terms: set[str], unsaid: frozenset[str] = frozenset()) -> set[str]:
     """`terms` with the key terms they abbreviate: a name that is no word of the language
     ("approx", "auth", "param") and starts an asked word ("approximately"). pytest's
     `pytest.approx` section answers "compare floating point numbers approximately" (a doctest
@@ -361,6 +365,9 @@ def _abbreviating(query: Query, terms: set[str]) -> set[str]:
     # And the asked words a joined name is made of: "obey" in `ROBOTSTXT_OBEY`, "age" and "day" in
     # `max_age_days` (the reader says the words, the reference writes the name).
     found |= {k for t in terms if "_" in t for k in _name_parts(query.locale, t) & query.key_terms}
+    # And an asked name the docs only write with a number after it: "ARM" in `arm64`, "x86" in
+    # `x86_64`, "Python" in `python3`, where the docs never say the name alone (`unsaid`).
+    found |= {k for t in terms if t[-1:].isdigit() and (k := _NUMBERED.sub("", t)) in unsaid}
     return terms | found if found else terms
 
 
@@ -441,8 +448,10 @@ def compose(
         ]
     if not units:
         return Composition([], [])
+    # Asked words the docs never use (`term_weights` holds the ones they do; none given: unknown).
+    unsaid = frozenset(query.key_terms - term_weights.keys()) if term_weights else frozenset()
     unit_terms = _counts_whole(
-        query, pool, units, [_abbreviating(query, _terms(query.locale, u.text)) for u in units]
+        query, pool, units, [_abbreviating(query, _terms(query.locale, u.text), unsaid) for u in units]
     )
     _score(query, pool, units, unit_terms, term_weights or {}, relevance)
     stale = {id(units[i]) for i in _superseded(units, unit_terms, pool)}
@@ -538,6 +547,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
     headings = [_abbreviating(query, _terms(query.locale, e.heading)) for e in pool]
+    # What each FAQ entry read asks (its question), in the words of its answer's units.
+    faq_asks = [
+        _abbreviating(query, _terms(query.locale, e.text.partition("\n\n")[0])) if e.kind == "faq" else set()
+        for e in pool
+    ]
     opposite = opposed(query.locale, key_terms)
     # Sections headed by the opposite of an asked word and not by the word itself.
     contrary = [_contrary(opposite, h) for h in headings]
@@ -593,6 +607,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         score += named
         if source.kind == "faq":
             score += 0.3
+            if set(frequency) - faq_asks[unit.evidence]:
+                # Its question lacks an asked word another passage read holds: its answer ("No.")
+                # is another question's ("Does the agent need to run as root?" for "Can agents run
+                # on ARM?", where the docs say `arm64`).
+                score *= FAQ_OTHER_QUESTION
         if unit.kind == "row":  # a row's first cell names what the row is about ("Per seat")
             label = _cells(unit.text.partition("\n")[2])[0]
             score += sum(

@@ -753,3 +753,15 @@ def test_a_failed_dense_model_answers_from_the_words_and_says_so(public_scope):
         assert "onnx session lost" in result.extra["retriever_errors"]["dense"], result.extra
         assert "dense" not in result.extra["retrievers"], result.extra
         assert result.checked, result.text
+
+
+def test_a_yes_or_no_answers_only_the_question_its_faq_entry_asks(docs):
+    """ "Can agents run on ARM?": the docs write `arm64`, never "ARM" alone, and the FAQ entry on
+    running the agent as root shared the most words: its "No." led, another question's answer.
+    An FAQ entry whose question lacks an asked word another passage read holds weighs half
+    (`extractive.FAQ_OTHER_QUESTION`); asked its own question, it still answers."""
+    result = ask(docs, "Can agents run on ARM?")
+    assert not result.text.startswith("No."), result.text
+    assert "/faq/#does-the-agent-need-to-run-as-root" not in cited(result), cited(result)
+    own = ask(docs, "Does the agent have to run as root?")
+    assert own.text.startswith("No. Root is needed"), own.text
