@@ -438,8 +438,7 @@ def compose(
     `outline`: sections of the pages read whose heading names how something is done
     (`evidence.outline`), for `_mechanism_part` only.
     """
-    pool = evidence[:MAX_POOL]
-    units = [u for i, e in enumerate(pool) for u in _units(i, e)]
+    pool, units = _read(evidence)
     if len(units) > MAX_UNITS:
         # Past the budget, only sections whose heading names how it is done (`_mechanism_part`).
         last = units[MAX_UNITS - 1].evidence
@@ -512,6 +511,12 @@ def compose(
     return Composition(parts, cited)
 
 
+def _read(evidence: list[Evidence]) -> tuple[list[Evidence], list[Unit]]:
+    """The evidence an answer is composed from (the first MAX_POOL) and all its units."""
+    pool = evidence[:MAX_POOL]
+    return pool, [u for i, e in enumerate(pool) for u in _units(i, e)]
+
+
 def _counts_whole(query: Query, pool, units: list[Unit], unit_terms: list[set[str]]) -> list[set[str]]:
     """A number the reader counts or measures with ("scale to 1000 hosts") is held by a unit that
     says what it counts as well: "`agent.max_batch` | `1000`" (samples per batch) does not hold
@@ -547,9 +552,12 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         for t in terms & key_terms:
             frequency[t] = frequency.get(t, 0) + 1
     headings = [_abbreviating(query, _terms(query.locale, e.heading)) for e in pool]
-    # What each FAQ entry read asks (its question), in the words of its answer's units.
-    faq_asks = [
-        _abbreviating(query, _terms(query.locale, e.text.partition("\n\n")[0])) if e.kind == "faq" else set()
+    # FAQ entries whose question (read in the words of its answer's units) lacks an asked word
+    # another unit read holds: their answer ("No.") is another question's ("Does the agent need
+    # to run as root?" for "Can agents run on ARM?", where the docs say `arm64`).
+    other_question = [
+        e.kind == "faq"
+        and bool(frequency.keys() - _abbreviating(query, _terms(query.locale, e.text.partition("\n\n")[0])))
         for e in pool
     ]
     opposite = opposed(query.locale, key_terms)
@@ -607,13 +615,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         score += named
         if source.kind == "faq":
             score += 0.3
-            if set(frequency) - faq_asks[unit.evidence]:
-                # Its question lacks an asked word another passage read holds: its answer ("No.")
-                # is another question's ("Does the agent need to run as root?" for "Can agents run
-                # on ARM?", where the docs say `arm64`).
+            if other_question[unit.evidence]:
                 score *= FAQ_OTHER_QUESTION
         if unit.kind == "row":  # a row's first cell names what the row is about ("Per seat")
-            label = _cells(unit.text.partition("\n")[2])[0]
+            label = _row_label(unit.text)
             score += sum(
                 query.weight(t) * rarity.get(t, 1.0) for t in _terms(query.locale, label) & key_terms
             )
@@ -754,8 +759,8 @@ def passage_signals(
     section's heading. A near miss ("cap httpx at 10 requests per second" beside the timeout
     settings) matches chunks on topic, but no sentence of them says what was asked; an answer's
     sentence does."""
-    pool = evidence[:MAX_POOL]
-    units = [u for i, e in enumerate(pool) for u in _units(i, e)][:MAX_UNITS]
+    pool, units = _read(evidence)
+    units = units[:MAX_UNITS]
     if not units:
         return {}
     cosines = relevance([_relevance_text(pool, u) for u in units])
@@ -789,7 +794,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         rows = [u for u in same if u.kind == "row" and u is not lead and u.text.partition("\n")[0] == header]
         ratio = ROW_RATIO
         if len(rows) < WHOLE_LIST_ITEMS and not any(
-            _terms(query.locale, _cells(u.text.partition("\n")[2])[0]) & query.terms for u in [lead, *rows]
+            _terms(query.locale, _row_label(u.text)) & query.terms for u in [lead, *rows]
         ):
             # A short table of alternatives the question picks none of ("Where is the config
             # file?" over Linux, Windows and macOS rows): the others answer as well as the lead.
@@ -1373,6 +1378,11 @@ def _blocks_of(units: list[Unit]) -> list[str]:
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def _row_label(text: str) -> str:
+    """A row unit's first cell, which names what the row is about ("Per seat", "Linux")."""
+    return _cells(text.partition("\n")[2])[0]
 
 
 def _row_item(text: str) -> str:
