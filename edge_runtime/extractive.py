@@ -666,7 +666,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= OPPOSITE_WEIGHT
         if _contrary(opposite, terms):
             score *= OPPOSITE_WEIGHT  # the sentence itself says the other way
-        if _POINTER.match(unit.text):
+        if _POINTER.match(unit.text) or (unit.kind == "row" and _signpost(unit.text)):
             score *= 0.5  # "See X for more" points elsewhere; the target says it better
         if matched and _points_to_read(unit, matched, source, pages_read, query.locale):
             score *= 0.5  # so does a sentence whose asked words are a link to a page read too
@@ -1383,6 +1383,17 @@ def _cells(line: str) -> list[str]:
 def _row_label(text: str) -> str:
     """A row unit's first cell, which names what the row is about ("Per seat", "Linux")."""
     return _cells(text.partition("\n")[2])[0]
+
+
+_ONLY_LINKS = re.compile(r"(?:\[[^\]]+\]\([^)\s]+\)[\s,;/]*)+")
+
+
+def _signpost(text: str) -> bool:
+    """A row whose every cell but its label is a link: a table of where to read what ("| Tune the
+    config file | [Configuration](/configuration/) |") names the reader's words and says nothing of
+    them; the page it points to does."""
+    values = [cell for cell in _cells(text.partition("\n")[2])[1:] if cell]
+    return bool(values) and all(_ONLY_LINKS.fullmatch(cell) for cell in values)
 
 
 def _row_item(text: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from askdocs.edge_runtime.conversation import ChatRequest, Turn, escalation_reason, search_query
-from askdocs.edge_runtime.rarity import WORD_MIN_LETTERS, common_words, known_words
+from askdocs.edge_runtime.rarity import WORD_MIN_LETTERS, common_words, frequent_words, known_words
 
 from askdocs import lexical
 
@@ -184,6 +184,8 @@ _EXPANSIONS = {
         "env": "environment",
         "envvar": "environment variable",
         "envvars": "environment variables",
+        "var": "variable",
+        "vars": "variables",
         "repo": "repository",
         "repos": "repositories",
         "dir": "directory",
@@ -401,6 +403,8 @@ _AFTER_FLAG = frozenset(_AFTER_FLAG_WORDS.split())
 # A one-letter flag ("set -e", "pytest -k") names an option as exactly as `--verbose`, but as a
 # substring it is in every hyphenated word ("pre-empt"): it counts only standing alone.
 _SHORT_FLAG = re.compile(r"-[a-z]")
+# A long option names one option: "--strip" is not in "--strip-trailing-cr".
+_LONG_FLAG = re.compile(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
 # A version number ("2.0") names one release: as a substring it is in "2.12.0", "12.0" and
@@ -418,7 +422,7 @@ def _alone(token: str) -> re.Pattern:
 def identifier_pattern(token: str) -> str:
     """A regular expression for `grep` (RE2: no lookaround) finding the identifier as `mentions`
     does."""
-    if _SHORT_FLAG.fullmatch(token):
+    if _SHORT_FLAG.fullmatch(token) or _LONG_FLAG.fullmatch(token):
         return rf"(?:^|[^\w-]){re.escape(token)}(?:[^\w-]|$)"
     if _VERSION_TOKEN.fullmatch(token):
         return rf"(?:^|[^\w.-]|(?:^|[^\w.-])v){re.escape(token)}(?:[^\w.]|\.(?:[^\d]|$)|$)"
@@ -427,7 +431,7 @@ def identifier_pattern(token: str) -> str:
 
 def mentions(lowered: str, token: str) -> bool:
     """Whether a lowercased text holds an identifier of the question (`identifier_tokens`)."""
-    if _SHORT_FLAG.fullmatch(token) or _VERSION_TOKEN.fullmatch(token):
+    if _SHORT_FLAG.fullmatch(token) or _LONG_FLAG.fullmatch(token) or _VERSION_TOKEN.fullmatch(token):
         return _alone(token).search(lowered) is not None
     return token in lowered
 
@@ -659,6 +663,59 @@ def _separated(word: str, name: str) -> str:
             out.append(word[at])
             at += 1
     return "".join(out) + word[at:]
+
+
+# A word the reader joins that the docs write as two ("whitespace" where GNU diff's manual writes
+# "white space", "filename" for "file name"): searched as one word the docs never use, it finds
+# nothing, and the question is refused or answered from elsewhere. `docs_compounds` searches it as
+# the docs write it, when they never write the joined word, both parts are everyday words of the
+# language, and a page the reader may read writes the two side by side (not merely both somewhere).
+COMPOUND_MIN_LETTERS = 5
+COMPOUND_SAMPLE = 20  # chunks holding both parts read for the two side by side
+
+
+def docs_compounds(scope, locale: str, text: str) -> dict[str, str]:
+    """The reader's words the docs never use and write as two words, each with those two words."""
+    words = frequent_words(locale)  # the parts: everyday words ("file", "name", "off", "site")
+    if words is None or scope is None:
+        return {}
+    joined = list(
+        dict.fromkeys(
+            w
+            for w in _WORD_RUN.findall(text)
+            if COMPOUND_MIN_LETTERS <= len(w) <= TYPO_MAX_LETTERS and _PLAIN_WORD.fullmatch(w)
+        )
+    )
+    if not joined:
+        return {}
+    own = {w: lexical.stem_terms(locale, w.lower()) for w in joined}
+    counts, _ = scope.document_frequencies(locale, set().union(*own.values()))
+    unused = [w for w, stems in own.items() if stems and not any(counts.get(t, 0) for t in stems)]
+    out: dict[str, str] = {}
+    for word in unused[:TYPO_MAX_WORDS]:
+        lowered = word.lower()
+        splits = [
+            (lowered[:i], lowered[i:])
+            for i in range(2, len(lowered) - 1)
+            if lowered[:i] in words and lowered[i:] in words
+        ]
+        parts = {p: lexical.stem_terms(locale, p) for split in splits for p in split}
+        found, _ = scope.document_frequencies(locale, set().union(*parts.values())) if parts else ({}, 0)
+        best, most = None, 0
+        for first, second in splits:
+            stems = sorted(parts[first] | parts[second])
+            if not stems or not all(found.get(t, 0) for t in stems):
+                continue
+            side_by_side = re.compile(rf"(?<![^\W\d_]){first}[ \t-]+{second}", re.I)
+            seen = sum(
+                len(side_by_side.findall(chunk))
+                for chunk in scope.texts_holding(locale, stems, limit=COMPOUND_SAMPLE)
+            )
+            if seen > most:
+                best, most = f"{first} {second}", seen
+        if best:
+            out[word] = best.capitalize() if word[:1].isupper() else best
+    return out
 
 
 def respell(text: str, replacements: dict[str, str]) -> str:
@@ -941,7 +998,11 @@ def make_query(
     message = docs_spelling(scope, locale, _searched_words(scope, request.message, locale))
     typos = {}
     if not foreign:
-        typos = {**docs_joined_names(scope, locale, message), **docs_typos(scope, locale, message)}
+        typos = {
+            **docs_joined_names(scope, locale, message),
+            **docs_typos(scope, locale, message),
+            **docs_compounds(scope, locale, message),
+        }
     message = respell(message, typos)
     # Only the reader's last question can be borrowed (`search_query`): only it is read.
     previous = next((t for t in reversed(history) if t.role == "user"), None)

@@ -25,6 +25,7 @@ from askdocs.edge_runtime.extractive import (
     _abbreviating,
     _relevance_text,
     _restates,
+    _signpost,
     _units,
     asks,
     compose,
@@ -2222,6 +2223,66 @@ def overlap(question: str):
         return [len(asked & (w := set(re.findall(r"\w+", t.lower())))) / len(asked | w) for t in texts]
 
     return score
+
+
+def test_a_long_option_matches_only_itself_not_a_longer_one():
+    # "What does the --strip option of patch do?" was answered with diff3's
+    # `--strip-trailing-cr`: the asked option is a prefix of it.
+    assert mentions("- **-pnumber** / **--strip=number**: set the strip count", "--strip")
+    assert mentions("use --strip.", "--strip") and mentions("(--strip)", "--strip")
+    assert not mentions("- **--strip-trailing-cr**: strip any trailing carriage return", "--strip")
+    pattern = re.compile(identifier_pattern("--strip"))
+    assert pattern.search("use --strip=1 here") and not pattern.search("--strip-trailing-cr")
+    options = (
+        "- **--strip-trailing-cr**: Strip any trailing carriage return at the end of an input line.\n"
+        "- **-T** / **--initial-tab**: Output a tab rather than a space before the text of a line."
+    )
+    pool = [
+        evidence("/diff3/#options", "Invoking diff3", "Options to diff3", options),
+        evidence(
+            "/patch/#options",
+            "Invoking patch",
+            "Options to patch",
+            "- **-pnumber** / **--strip=number**: Set the file name count to number.\n"
+            "- **-R** / **--reverse**: Assume that the patch was made with the two files swapped.",
+            score=0.9,
+            index=1,
+        ),
+    ]
+    composition = compose(query("What does --strip do?"), pool)
+    assert composition.cited[0].url == "/patch/#options", rendered(composition)
+
+
+def test_a_table_of_where_to_read_what_is_a_signpost_not_an_answer():
+    # "Which takes priority, env vars or the config file?" led with the home page's "Where to
+    # start" row, which names the asked words and links to the page that answers.
+    pool = [
+        evidence(
+            "/#where-to-start",
+            "Tallyfox documentation",
+            "Where to start",
+            "| If you want to… | Read |\n| --- | --- |\n"
+            "| Tune the config file and environment variables | [Configuration](/configuration/) |\n"
+            "| Look up a command or flag | [CLI reference](/cli/) |",
+        ),
+        evidence(
+            "/configuration/#precedence",
+            "Configuration",
+            "Precedence",
+            "When the same setting comes from several places, Tallyfox applies them in this order:\n\n"
+            "1. Environment variables, for example `TALLYFOX_MAX_BATCH=500`.\n2. The config file.\n\n"
+            "A value set in an environment variable wins over the config file.",
+            score=0.95,
+            index=1,
+        ),
+    ]
+    asked = query("Which wins, an environment variable or the config file?")
+    composition = compose(asked, pool, relevance=overlap(asked.message))
+    assert composition.cited[0].url == "/configuration/#precedence", rendered(composition)
+    assert _signpost("| If you want to… | Read |\n| Tune it | [Configuration](/configuration/) |")
+    assert _signpost("| Topic | See |\n| Tokens | [Security](/security/), [API](/api/#auth) |")
+    assert not _signpost("| Port | Used for |\n| 7431 | [Web console](/console/) and the HTTP API |")
+    assert not _signpost("| Key | Default |\n| `log.level` | `info` |")
 
 
 def test_a_url_is_not_the_place_a_where_question_asks_for():

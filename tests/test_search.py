@@ -435,6 +435,45 @@ def test_a_mistyped_word_is_searched_as_the_docs_word_one_edit_away(example_corp
     assert "respelled" not in right.extra
 
 
+def test_a_word_the_reader_joins_is_searched_as_the_docs_write_it_apart(example_corpus, public_scope):
+    """GNU diff's manual writes "white space" and "file name", readers "whitespace" and "filename":
+    searched as one word the docs never use, it found nothing and "How do I ignore whitespace
+    changes?" was refused. The joined word is searched as the docs' two words where a page writes
+    them side by side; never where the docs use the joined word or only ever say the two apart."""
+    from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import docs_compounds, make_query
+
+    corpus, embedder = example_corpus
+    query = make_query(ChatRequest("Can I make an API token readonly?", "en", (), None), public_scope)
+    assert query.respelled == (("readonly", "read only"),), query.respelled
+    asked = ChatRequest("Can I make an API token readonly?", "en", (), None)
+    reply = answer(Docs(public_scope, embedder), asked, AnswerSettings())
+    assert reply.answered, reply.text
+    assert reply.citations[0]["url"] == "/security/#api-tokens", reply.citations
+    assert reply.extra["respelled"] == {"readonly": "read only"}
+
+    class Pages:
+        def __init__(self, *texts):
+            self.texts = texts
+
+        def document_frequencies(self, locale, terms):
+            held = [lexical.stem_terms(locale, x) for x in self.texts]
+            return {t: sum(t in h for h in held) for t in terms}, len(self.texts)
+
+        def texts_holding(self, locale, terms, limit=3):
+            return [x for x in self.texts if set(terms) <= lexical.stem_terms(locale, x)][:limit]
+
+    manual = Pages("Ignore white space when comparing lines.", "Set the file name strip count.")
+    assert docs_compounds(manual, "en", "Ignore whitespace in a filename?") == {
+        "whitespace": "white space",
+        "filename": "file name",
+    }
+    assert docs_compounds(manual, "en", "Whitespace?") == {"Whitespace": "White space"}
+    assert docs_compounds(Pages("A white paper.", "Free disk space."), "en", "whitespace") == {}
+    assert docs_compounds(Pages("Ignore whitespace.", "white space"), "en", "whitespace") == {}
+
+
 def test_a_name_written_without_its_separators_is_searched_as_the_docs_write_it(
     example_corpus, public_scope, staff_scope
 ):
@@ -623,6 +662,7 @@ def test_shorthand_is_searched_spelled_out_too():
     assert with_expansions("en", "redirect stdout to a file") == "redirect stdout to a file standard output"
     assert with_expansions("en", "which deps and params?") == "which deps and params? dependencies parameters"
     assert with_expansions("en", "install the lib") == "install the lib library"
+    assert with_expansions("en", "env vars or the file?") == "env vars or the file? environment variables"
     assert with_expansions("en", "install the library") == "install the library"
     assert with_expansions("es", "el repo") == "el repo"  # English shorthand only
     table = spelled_out("en")
