@@ -666,18 +666,24 @@ def _separated(word: str, name: str) -> str:
 
 
 # A word the reader joins that the docs write as two ("whitespace" where GNU diff's manual writes
-# "white space", "filename" for "file name"): searched as one word the docs never use, it finds
-# nothing, and the question is refused or answered from elsewhere. `docs_compounds` searches it as
-# the docs write it, when they never write the joined word, both parts are everyday words of the
-# language, and a page the reader may read writes the two side by side (not merely both somewhere).
+# "white space", "filename" for "file name"), or two the docs join ("back up" where LMDB's manual
+# writes "backup"): searched as the reader wrote it, it finds nothing or only the parts, and the
+# question is refused or answered from elsewhere. `docs_compounds` searches it as the docs write
+# it, when they never write it the reader's way, the parts are everyday words of the language, and
+# the docs write it their way on a page the reader may read (two words: side by side, not merely
+# both somewhere; joined: in `TYPO_MIN_CHUNKS` chunks or more).
 COMPOUND_MIN_LETTERS = 5
 COMPOUND_SAMPLE = 20  # chunks holding both parts read for the two side by side
+# Each pair of words (not "built-in", not the "re" of "we're").
+_WORD_PAIR = re.compile(r"(?<![\w'’-])(?=([A-Za-z]+)([ \t]+)([a-z]+)(?![\w'’-]))")
 
 
 def docs_compounds(scope, locale: str, text: str) -> dict[str, str]:
-    """The reader's words the docs never use and write as two words, each with those two words."""
+    """The reader's words the docs never use written as the docs write them: one word as two,
+    two as one ("back up": "backup")."""
     words = frequent_words(locale)  # the parts: everyday words ("file", "name", "off", "site")
-    if words is None or scope is None:
+    language = known_words(locale)  # two joined: a word of the language ("backup", "login")
+    if words is None or language is None or scope is None:
         return {}
     joined = list(
         dict.fromkeys(
@@ -686,12 +692,28 @@ def docs_compounds(scope, locale: str, text: str) -> dict[str, str]:
             if COMPOUND_MIN_LETTERS <= len(w) <= TYPO_MAX_LETTERS and _PLAIN_WORD.fullmatch(w)
         )
     )
-    if not joined:
+    # Two joined: English only (Spanish "devolver la" is a verb and its pronoun, not "devolverla").
+    pairs = (
+        []
+        if locale != "en"
+        else list(
+            dict.fromkeys(
+                ("".join(m.groups()), m.group(1), m.group(3))
+                for m in _WORD_PAIR.finditer(text)
+                if _PLAIN_WORD.fullmatch(m.group(1))
+                and m.group(1).lower() in words
+                and m.group(3) in words
+                and (m.group(1) + m.group(3)).lower() in language  # "backup", not "mymodel"
+            )
+        )[:TYPO_MAX_WORDS]
+    )
+    if not joined and not pairs:
         return {}
     own = {w: lexical.stem_terms(locale, w.lower()) for w in joined}
-    counts, _ = scope.document_frequencies(locale, set().union(*own.values()))
-    unused = [w for w, stems in own.items() if stems and not any(counts.get(t, 0) for t in stems)]
+    together = {pair: lexical.stem_terms(locale, (pair[1] + pair[2]).lower()) for pair in pairs}
+    counts, _ = scope.document_frequencies(locale, set().union(*own.values(), *together.values()))
     out: dict[str, str] = {}
+    unused = [w for w, stems in own.items() if stems and not any(counts.get(t, 0) for t in stems)]
     for word in unused[:TYPO_MAX_WORDS]:
         lowered = word.lower()
         splits = [
@@ -704,24 +726,36 @@ def docs_compounds(scope, locale: str, text: str) -> dict[str, str]:
         best, most = None, 0
         for first, second in splits:
             stems = sorted(parts[first] | parts[second])
-            if not stems or not all(found.get(t, 0) for t in stems):
-                continue
-            side_by_side = re.compile(rf"(?<![^\W\d_]){first}[ \t-]+{second}", re.I)
-            seen = sum(
-                len(side_by_side.findall(chunk))
-                for chunk in scope.texts_holding(locale, stems, limit=COMPOUND_SAMPLE)
-            )
-            if seen > most:
-                best, most = f"{first} {second}", seen
+            if stems and all(found.get(t, 0) for t in stems):
+                seen = _side_by_side(scope, locale, first, second, stems)
+                if seen > most:
+                    best, most = f"{first} {second}", seen
         if best:
             out[word] = best.capitalize() if word[:1].isupper() else best
+    for (written, first, second), stems in together.items():
+        if len(stems) != 1 or min(counts.get(t, 0) for t in stems) < TYPO_MIN_CHUNKS:
+            continue  # the docs do not use the joined word (or it stems to more than one)
+        apart = sorted(lexical.stem_terms(locale, f"{first} {second}"))
+        seen = _side_by_side(scope, locale, first.lower(), second, apart) if apart else 0
+        if not seen:
+            out[written] = first + second
     return out
 
 
+def _side_by_side(scope, locale: str, first: str, second: str, stems: list[str]) -> int:
+    """How often the chunks holding `stems` (a sample) write `first` and `second` side by side."""
+    pattern = re.compile(rf"(?<![^\W\d_]){first}[ \t-]+{second}", re.I)
+    return sum(
+        len(pattern.findall(chunk)) for chunk in scope.texts_holding(locale, stems, limit=COMPOUND_SAMPLE)
+    )
+
+
 def respell(text: str, replacements: dict[str, str]) -> str:
-    """`text` with each whole word of `replacements` replaced."""
+    """`text` with each whole word of `replacements` replaced (and each pair of words: "back up")."""
     if not replacements:
         return text
+    for written in [w for w in replacements if not _WORD_RUN.fullmatch(w)]:
+        text = re.sub(rf"(?<!\w){re.escape(written)}(?!\w)", replacements[written], text)
     return _WORD_RUN.sub(lambda m: replacements.get(m.group(0), m.group(0)), text)
 
 

@@ -442,7 +442,7 @@ def test_a_word_the_reader_joins_is_searched_as_the_docs_write_it_apart(example_
     them side by side; never where the docs use the joined word or only ever say the two apart."""
     from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
     from askdocs.edge_runtime.conversation import ChatRequest
-    from askdocs.edge_runtime.query import docs_compounds, make_query
+    from askdocs.edge_runtime.query import docs_compounds, make_query, respell
 
     corpus, embedder = example_corpus
     query = make_query(ChatRequest("Can I make an API token readonly?", "en", (), None), public_scope)
@@ -472,6 +472,18 @@ def test_a_word_the_reader_joins_is_searched_as_the_docs_write_it_apart(example_
     assert docs_compounds(manual, "en", "Whitespace?") == {"Whitespace": "White space"}
     assert docs_compounds(Pages("A white paper.", "Free disk space."), "en", "whitespace") == {}
     assert docs_compounds(Pages("Ignore whitespace.", "white space"), "en", "whitespace") == {}
+    # Two words the docs join ("back up" where LMDB's manual says "make a backup"), where the docs
+    # never write them apart; not a pair that merely joins into a name ("my model": `MyModel`),
+    # nor the end of a contraction ("we're moving" is not "removing").
+    lmdb = Pages("This function may be used to make a backup of an existing environment.", "Copy a backup.")
+    assert docs_compounds(lmdb, "en", "How do I back up an environment?") == {"back up": "backup"}
+    assert respell("How do I back up a file?", {"back up": "backup"}) == "How do I backup a file?"
+    both = Pages("Make a backup.", "Copy the backup.", "To back up only the settings, add a flag.")
+    assert docs_compounds(both, "en", "How do I back up an environment?") == {}
+    named = Pages("class MyModel(BaseModel) holds mymodel data", "mymodel.json", "Removing a field.")
+    assert docs_compounds(named, "en", "We're moving my model to a new field") == {}
+    spanish = Pages("Puedes devolverla directamente.", "Para devolverla, usa Response.")
+    assert docs_compounds(spanish, "es", "¿Cómo puedo devolver la respuesta?") == {}
 
 
 def test_a_name_written_without_its_separators_is_searched_as_the_docs_write_it(
