@@ -77,7 +77,10 @@ def procedural(message: str) -> bool:
 
 
 _POINTER = re.compile(
-    r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b", re.I
+    r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b"
+    # "For custom filters see [Custom Filters](…)", "Para más detalles, consulte …"
+    r"|^\W*(?:for|para)\s[^.;:!?\n]{0,80}?\s(?:see|refer to|véase|vea|consulte)\b",
+    re.I,
 )
 _LINKED = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")  # a Markdown link: its text, its target
 _LIST_ITEM = re.compile(r"\s*(\d+\.|[-*])\s")

@@ -22,6 +22,7 @@ from askdocs.edge_runtime.evidence import (
 from askdocs.edge_runtime.extractive import (
     _ASKS_DEFAULT,
     _NUMBER_ASKED,
+    _POINTER,
     _abbreviating,
     _relevance_text,
     _restates,
@@ -2102,6 +2103,25 @@ def test_a_sentence_whose_asked_words_are_a_link_to_a_page_read_points_there():
     # Without the linked page among what was read, the sentence is what there is to quote.
     alone = compose(query("How do I add CORS?"), pool[:1], rarity, relevance=cosines({}))
     assert "CORSMiddleware" in rendered(alone)
+
+
+def test_a_sentence_that_sends_the_reader_elsewhere_does_not_lead():
+    # Jinja's `Environment.filters`: "For custom filters see [Custom Filters](…)" holds every asked
+    # word of "How do I add a custom filter?" and says nothing of how; "See X" already weighed
+    # half, "For X see Y" led the answer.
+    environment = (
+        "A dict of filters for this environment. As long as no template was loaded it's safe to add "
+        "new filters or remove old. For custom filters see [Custom Filters](/api/#writing-filters)."
+    )
+    pool = [evidence("/api/#jinja2.Environment.filters", "API", "filters", environment)]
+    asked = query("How do I add a custom filter?")
+    text = rendered(compose(asked, pool, relevance=overlap(asked.message)))
+    assert not text.startswith("For custom filters"), text
+    assert _POINTER.match("For more details, see the API.") and _POINTER.match(
+        "Para más detalles, consulte X."
+    )
+    assert not _POINTER.match("For production, give it a certificate from your own CA.")
+    assert not _POINTER.match("For production, check the permissions of the data directory.")
 
 
 CLI_AGENT_TABLE = """`tallyfox agent start` options:
