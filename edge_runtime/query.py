@@ -666,9 +666,9 @@ def _separated(word: str, name: str) -> str:
 
 
 # A word the reader joins that the docs write as two ("whitespace" where GNU diff's manual writes
-# "white space", "filename" for "file name"), or two the docs join ("back up" where LMDB's manual
-# writes "backup"): searched as the reader wrote it, it finds nothing or only the parts, and the
-# question is refused or answered from elsewhere. `docs_compounds` searches it as the docs write
+# "white space", "filename" for "file name"), or two the docs only ever join ("back up" in docs
+# that only write "backup"): searched as the reader wrote it, it finds nothing or only the parts,
+# and the question is refused or answered from elsewhere. `docs_compounds` searches it as the docs write
 # it, when they never write it the reader's way, the parts are everyday words of the language, and
 # the docs write it their way on a page the reader may read (two words: side by side, not merely
 # both somewhere; joined: in `TYPO_MIN_CHUNKS` chunks or more).
