@@ -22,6 +22,7 @@ from askdocs.edge_runtime.evidence import (
 from askdocs.edge_runtime.extractive import (
     _ASKS_DEFAULT,
     _NUMBER_ASKED,
+    _PATH,
     _POINTER,
     _abbreviating,
     _relevance_text,
@@ -2322,3 +2323,7 @@ def test_a_url_is_not_the_place_a_where_question_asks_for():
     asked = query("Where are the agent's batches stored?")
     composition = compose(asked, pool, relevance=overlap(asked.message))
     assert composition.cited[0].url == "/agent/#buffering", rendered(composition)
+    # Nor is a dotted setting a file name: `log.level` led "Where are the agent logs stored?" as
+    # if `.level` were a file's extension (a file's is two to four letters: `tallyfox.yaml`).
+    assert _PATH.search("edit `tallyfox.yaml` first") and _PATH.search("see `backup.tfxb`")
+    assert not _PATH.search("set `log.level` to debug") and not _PATH.search("`sso.allow_local_admin`")
