@@ -750,6 +750,59 @@ def _side_by_side(scope, locale: str, first: str, second: str, stems: list[str])
     )
 
 
+# Two words documentation uses for one thing ("headings" where Python-Markdown's docs say
+# "headers", "folder" where others say "directory"): a reader's word the docs never use is searched
+# as the other when the docs use that one (`docs_synonyms`, listed in `respelled`); else, never
+# written in the docs, it reads as the name of something they do not cover and the question is
+# refused. Only pairs that mean the same in any software manual.
+_SYNONYMS = {
+    "en": (
+        ("heading", "header"),
+        ("headings", "headers"),
+        ("folder", "directory"),
+        ("folders", "directories"),
+        ("delete", "remove"),
+        ("deletes", "removes"),
+        ("deleted", "removed"),
+        ("deleting", "removing"),
+        ("argument", "parameter"),
+        ("arguments", "parameters"),
+        ("app", "application"),
+        ("apps", "applications"),
+    ),
+}
+
+
+@cache
+def _synonym_table(locale: str) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for one, other in _SYNONYMS.get(locale, ()):
+        table[one], table[other] = other, one
+    return table
+
+
+def docs_synonyms(scope, locale: str, text: str) -> dict[str, str]:
+    """The reader's words the docs never use whose synonym (`_SYNONYMS`) they do use, each with it."""
+    table = _synonym_table(locale)
+    if not table or scope is None:
+        return {}
+    words = {w for w in _LATIN_WORD.findall(text) if w.lower() in table}
+    if not words:
+        return {}
+    forms = {w: lexical.stem_terms(locale, w.lower()) for w in words}
+    others = {w: lexical.stem_terms(locale, table[w.lower()]) for w in words}
+    counts, _ = scope.document_frequencies(locale, set().union(*forms.values(), *others.values()))
+
+    def used(stems: frozenset[str] | set[str]) -> bool:
+        return bool(stems) and all(counts.get(t, 0) > 0 for t in stems)
+
+    return {
+        w: table[w.lower()].capitalize() if w[:1].isupper() else table[w.lower()]
+        for w in sorted(words)
+        if not used(forms[w]) and used(others[w])
+    }
+
+
 def respell(text: str, replacements: dict[str, str]) -> str:
     """`text` with each whole word of `replacements` replaced (and each pair of words: "back up")."""
     if not replacements:
@@ -1036,6 +1089,7 @@ def make_query(
             **docs_joined_names(scope, locale, message),
             **docs_typos(scope, locale, message),
             **docs_compounds(scope, locale, message),
+            **docs_synonyms(scope, locale, message),
         }
     message = respell(message, typos)
     # Only the reader's last question can be borrowed (`search_query`): only it is read.

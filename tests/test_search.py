@@ -486,6 +486,35 @@ def test_a_word_the_reader_joins_is_searched_as_the_docs_write_it_apart(example_
     assert docs_compounds(spanish, "es", "¿Cómo puedo devolver la respuesta?") == {}
 
 
+def test_a_word_the_docs_never_use_is_searched_as_its_synonym_they_do(example_corpus, public_scope):
+    """Python-Markdown's docs say "headers", never "headings": "How do I add permalinks to headings?"
+    read "headings" as a thing the docs do not cover and was refused. A reader's word the docs never
+    use is searched as its synonym when the docs use that (listed in `respelled`); a word the docs
+    use stays, and so does one whose synonym they do not use either."""
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import docs_synonyms, make_query
+
+    class Pages:
+        def __init__(self, *texts):
+            self.held = [lexical.stem_terms("en", x) for x in texts]
+
+        def document_frequencies(self, locale, terms):
+            return {t: sum(t in h for h in self.held) for t in terms}, len(self.held)
+
+    markdown = Pages(
+        "The toc extension adds ids to headers.", "Set `permalink` to add a link to each header."
+    )
+    assert docs_synonyms(markdown, "en", "How do I add permalinks to headings?") == {"headings": "headers"}
+    assert docs_synonyms(markdown, "en", "Headings?") == {"Headings": "Headers"}
+    both = Pages("Headers and headings alike.", "A heading.")
+    assert docs_synonyms(both, "en", "How do I add permalinks to headings?") == {}
+    assert docs_synonyms(Pages("Nothing here."), "en", "headings") == {}
+    # The demo site says "directory", never "folder".
+    query = make_query(ChatRequest("Where is the data folder?", "en", (), None), public_scope)
+    assert query.respelled == (("folder", "directory"),), query.respelled
+    assert "directori" in query.key_terms, query.key_terms
+
+
 def test_a_name_written_without_its_separators_is_searched_as_the_docs_write_it(
     example_corpus, public_scope, staff_scope
 ):
