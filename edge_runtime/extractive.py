@@ -366,6 +366,8 @@ def _abbreviating(query: Query, terms: set[str], unsaid: frozenset[str] = frozen
     # And the other way: words that spell out an asked shorthand ("Standard Output" for stdout).
     table = spelled_out(query.locale)
     found |= {k for k in query.key_terms if k in table and table[k] <= terms}
+    # And a shorthand the docs write for asked words ("--data-dir" for "data directory").
+    found |= {k for t in terms & table.keys() if table[t] <= query.key_terms for k in table[t]}
     # And the asked words a joined name is made of: "obey" in `ROBOTSTXT_OBEY`, "age" and "day" in
     # `max_age_days` (the reader says the words, the reference writes the name).
     found |= {k for t in terms if "_" in t for k in _name_parts(query.locale, t) & query.key_terms}
@@ -644,8 +646,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         elif version and _FIX_LINE.match(unit.text) and not _ASKS_FIX.search(query.message):
             score *= QUANTITY_PENALTY  # a release is asked: the one that fixed it did not do it
-        elif where and not _PATH.search(unit.text):
-            score *= QUANTITY_PENALTY  # a place is asked: a unit that names no path does not answer
+        elif where and not _PATH.search(_LINK_TARGET.sub("]", unit.text)):
+            # A place is asked: a unit that names no path does not answer (a link to another page
+            # of the docs is no place on disk).
+            score *= QUANTITY_PENALTY
         elif default and not (_DEFAULT.search(unit.text) or _DEFAULT.search(source.heading)):
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):

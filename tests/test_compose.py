@@ -28,6 +28,7 @@ from askdocs.edge_runtime.extractive import (
     _relevance_text,
     _restates,
     _signpost,
+    _terms,
     _units,
     asks,
     compose,
@@ -1332,6 +1333,12 @@ def test_shorthand_matches_the_words_that_spell_it_out():
     # The section that spells them out answers, not the one that only names the device files.
     text = rendered(compose(ask, pool))
     assert text.startswith("This construct allows both the standard output"), text
+    # And the other way: the docs' shorthand holds the asked words it stands for ("--data-dir" for
+    # "Where is the data directory?").
+    held = _abbreviating(
+        query("Where is the data directory?"), _terms("en", "start it with --data-dir /srv/tf")
+    )
+    assert {"data", "directori"} <= held, held
 
 
 SYNC = """## Syncing
@@ -2327,3 +2334,23 @@ def test_a_url_is_not_the_place_a_where_question_asks_for():
     # if `.level` were a file's extension (a file's is two to four letters: `tallyfox.yaml`).
     assert _PATH.search("edit `tallyfox.yaml` first") and _PATH.search("see `backup.tfxb`")
     assert not _PATH.search("set `log.level` to debug") and not _PATH.search("`sso.allow_local_admin`")
+    # Nor a link to another page of the docs: "(see [Backups](/guides/backups/))" made the encryption
+    # section's "the data directory is not encrypted" lead "Where is the data directory?".
+    encryption = (
+        "- **In transit:** all traffic uses TLS 1.2 or newer.\n- **At rest:** the data directory is not "
+        "encrypted by Tallyfox; see [Backups](/guides/backups/) for encrypted archives."
+    )
+    pool = [
+        evidence("/security/#encryption", "Security", "Encryption", encryption),
+        evidence(
+            "/faq/#container",
+            "FAQ",
+            "Can I run it in a container?",
+            "Yes. Mount a volume at `/var/lib/tallyfox` for the server's data directory.",
+            score=0.8,
+            index=1,
+        ),
+    ]
+    asked = query("Where is the data directory?")
+    composition = compose(asked, pool, relevance=overlap(asked.message))
+    assert composition.cited[0].url == "/faq/#container", rendered(composition)
