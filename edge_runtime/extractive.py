@@ -547,6 +547,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     quantity = bool(_QUANTITY.search(query.message))
     named_asked = bool(_ASKS_NAME.search(query.message)) and not quantity
     where = bool(_WHERE.search(query.message)) and len(asks(query.message)) < 2
+    # Asked where, and a unit names a place and holds every asked word: the others say less.
+    placed = where and any(
+        key_terms <= terms and _PATH.search(_LINK_TARGET.sub("]", unit.text))
+        for unit, terms in zip(units, unit_terms, strict=True)
+    )
     version = query.asks_version
     syntax = bool(_ASKS_FOR_STEPS.search(query.message))
     default = bool(_ASKS_DEFAULT.search(query.message))
@@ -649,7 +654,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         elif where and not _PATH.search(_LINK_TARGET.sub("]", unit.text)):
             # A place is asked: a unit that names no path does not answer (a link to another page
             # of the docs is no place on disk).
-            score *= QUANTITY_PENALTY
+            score *= QUANTITY_PENALTY * (QUANTITY_PENALTY if placed else 1.0)
         elif default and not (_DEFAULT.search(unit.text) or _DEFAULT.search(source.heading)):
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):

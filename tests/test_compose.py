@@ -2354,3 +2354,16 @@ def test_a_url_is_not_the_place_a_where_question_asks_for():
     asked = query("Where is the data directory?")
     composition = compose(asked, pool, relevance=overlap(asked.message))
     assert composition.cited[0].url == "/faq/#container", rendered(composition)
+    # And where a unit names a place and holds every asked word, a unit that names none (the exit
+    # code "Another process holds the data directory lock") says less still.
+    codes = (
+        "| Code | Meaning |\n|---|---|\n| `6` | The server is not running. |\n"
+        "| `7` | Another process holds the data directory lock. |"
+    )
+    container = "Yes. Mount a volume at `/var/lib/tallyfox` for the server's data directory, and start it."
+    pool = [
+        evidence("/cli/#exit-codes", "CLI", "Exit codes", codes),
+        evidence("/faq/#container", "FAQ", "Can I run it in a container?", container, score=0.7, index=1),
+    ]
+    composition = compose(asked, pool, relevance=overlap(asked.message))
+    assert composition.cited[0].url == "/faq/#container", rendered(composition)
