@@ -547,11 +547,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     quantity = bool(_QUANTITY.search(query.message))
     named_asked = bool(_ASKS_NAME.search(query.message)) and not quantity
     where = bool(_WHERE.search(query.message)) and len(asks(query.message)) < 2
-    # Asked where, and a unit names a place and holds every asked word: the others say less.
-    placed = where and any(
-        key_terms <= terms and _PATH.search(_LINK_TARGET.sub("]", unit.text))
-        for unit, terms in zip(units, unit_terms, strict=True)
-    )
+    # Asked where: which units name a place (a link to another page of the docs is none). When one
+    # names a place and holds every asked word, the units that name none say less still.
+    places = [where and bool(_PATH.search(_LINK_TARGET.sub("]", u.text))) for u in units]
+    placed = any(key_terms <= terms for terms, place in zip(unit_terms, places, strict=True) if place)
     version = query.asks_version
     syntax = bool(_ASKS_FOR_STEPS.search(query.message))
     default = bool(_ASKS_DEFAULT.search(query.message))
@@ -651,9 +650,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
         elif version and _FIX_LINE.match(unit.text) and not _ASKS_FIX.search(query.message):
             score *= QUANTITY_PENALTY  # a release is asked: the one that fixed it did not do it
-        elif where and not _PATH.search(_LINK_TARGET.sub("]", unit.text)):
-            # A place is asked: a unit that names no path does not answer (a link to another page
-            # of the docs is no place on disk).
+        elif where and not places[position]:
+            # A place is asked: a unit that names no path does not answer.
             score *= QUANTITY_PENALTY * (QUANTITY_PENALTY if placed else 1.0)
         elif default and not (_DEFAULT.search(unit.text) or _DEFAULT.search(source.heading)):
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
@@ -1393,9 +1391,14 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
 
 
+def _row_cells(text: str) -> list[str]:
+    """A row unit's cells (its first line is the table's header)."""
+    return _cells(text.partition("\n")[2])
+
+
 def _row_label(text: str) -> str:
     """A row unit's first cell, which names what the row is about ("Per seat", "Linux")."""
-    return _cells(text.partition("\n")[2])[0]
+    return _row_cells(text)[0]
 
 
 _ONLY_LINKS = re.compile(r"(?:\[[^\]]+\]\([^)\s]+\)[\s,;/]*)+")
@@ -1405,7 +1408,7 @@ def _signpost(text: str) -> bool:
     """A row whose every cell but its label is a link: a table of where to read what ("| Tune the
     config file | [Configuration](/configuration/) |") names the reader's words and says nothing of
     them; the page it points to does."""
-    values = [cell for cell in _cells(text.partition("\n")[2])[1:] if cell]
+    values = [cell for cell in _row_cells(text)[1:] if cell]
     return bool(values) and all(_ONLY_LINKS.fullmatch(cell) for cell in values)
 
 

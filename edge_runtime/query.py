@@ -484,20 +484,27 @@ def docs_spelling(scope, locale: str, text: str) -> str:
     if locale != "en" or scope is None:
         return text
     variants = {w: v for w in set(_LATIN_WORD.findall(text)) if (v := spelling_variants(w))}
-    if not variants:
-        return text
-    forms = set(variants) | {v for vs in variants.values() for v in vs}
-    stems = {w: lexical.stem_terms(locale, w) for w in forms}
-    counts, _ = scope.document_frequencies(locale, set().union(*stems.values()))
-    used = {w: bool(s) and all(counts.get(t, 0) > 0 for t in s) for w, s in stems.items()}
-    replace = {}
-    for word, options in variants.items():
-        chosen = None if used[word] else next((v for v in options if used[v]), None)
-        if chosen:
-            replace[word] = chosen.capitalize() if word[:1].isupper() else chosen
+    replace = _docs_choice(scope, locale, variants)
     if not replace:
         return text
     return _LATIN_WORD.sub(lambda m: replace.get(m.group(0), m.group(0)), text)
+
+
+def _docs_choice(scope, locale: str, options: dict[str, list[str]]) -> dict[str, str]:
+    """Each word of `options` (as the reader wrote it) that the docs never use, with the first of
+    its other forms (lowercase) that they do use, in the reader's case."""
+    if not options:
+        return {}
+    forms = set(options) | {v for vs in options.values() for v in vs}
+    stems = {w: lexical.stem_terms(locale, w) for w in forms}
+    counts, _ = scope.document_frequencies(locale, set().union(*stems.values()))
+    used = {w: bool(s) and all(counts.get(t, 0) > 0 for t in s) for w, s in stems.items()}
+    chosen = {}
+    for word, others in options.items():
+        pick = None if used[word] else next((v for v in others if used[v]), None)
+        if pick:
+            chosen[word] = pick.capitalize() if word[:1].isupper() else pick
+    return chosen
 
 
 # A reader's slip of the keyboard ("webhoks", "Windoes", "memroy") is a word neither the docs nor
@@ -786,21 +793,9 @@ def docs_synonyms(scope, locale: str, text: str) -> dict[str, str]:
     table = _synonym_table(locale)
     if not table or scope is None:
         return {}
-    words = {w for w in _LATIN_WORD.findall(text) if w.lower() in table}
-    if not words:
-        return {}
-    forms = {w: lexical.stem_terms(locale, w.lower()) for w in words}
-    others = {w: lexical.stem_terms(locale, table[w.lower()]) for w in words}
-    counts, _ = scope.document_frequencies(locale, set().union(*forms.values(), *others.values()))
-
-    def used(stems: frozenset[str] | set[str]) -> bool:
-        return bool(stems) and all(counts.get(t, 0) > 0 for t in stems)
-
-    return {
-        w: table[w.lower()].capitalize() if w[:1].isupper() else table[w.lower()]
-        for w in sorted(words)
-        if not used(forms[w]) and used(others[w])
-    }
+    return _docs_choice(
+        scope, locale, {w: [table[w.lower()]] for w in _LATIN_WORD.findall(text) if w.lower() in table}
+    )
 
 
 def respell(text: str, replacements: dict[str, str]) -> str:
