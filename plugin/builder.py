@@ -894,7 +894,8 @@ _RELEASE_FOLDER = re.compile(
 def is_changelog(title: str, headings, url: str = "") -> bool:
     """A page of release notes: titled so ("Changelog", "Release notes", "Novedades"), unless its
     sections say otherwise (three or more, none a release: "Minimum Required Changes" is a
-    migration guide); or, whatever its title, its sections are releases (BorgBackup's "Important
+    migration guide) and its title names no version ("Major changes in 5.0" is one release's
+    notes); or, whatever its title, its sections are releases (BorgBackup's "Important
     notes", Cookiecutter's "History"); or one release's page in a folder of release notes (its
     name or title names the version)."""
     name = url.rstrip("/").rpartition("/")[2]
@@ -903,7 +904,8 @@ def is_changelog(title: str, headings, url: str = "") -> bool:
     sections = [h.text for h in headings if h.level >= 2]
     releases = sum(1 for text in sections if len(text.split()) <= 6 and _RELEASE_HEADING.search(text))
     if _CHANGELOG.search(title):
-        return releases > 0 or len(sections) < 3
+        # One release's notes name it in the title ("Major changes in 5.0", "What's new in 3.2").
+        return releases > 0 or len(sections) < 3 or bool(_RELEASE_HEADING.search(title))
     return releases >= RELEASE_HEADINGS and releases * 2 >= len(sections)
 
 

@@ -560,7 +560,8 @@ def test_pelican_site(tmp_path, model_info):
 
 def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, model_info):
     """Release notes under another title ("Important notes", "History") are a changelog because
-    their sections are releases; a page titled "…Changes" whose sections are not is a page."""
+    their sections are releases; a page titled "…Changes" whose sections are not is a page, unless
+    its title names the release ("Major changes in 5.0")."""
 
     def page(title: str, sections: list[str]) -> str:
         body = "".join(
@@ -591,9 +592,15 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     (site / "migrate-2.0.html").write_text(
         page("Migrating to Gizmo 2.0", ["Imports", "Commands", "Settings"])
     )
+    # One release's notes anywhere, titled so with its version (coverage.py's "Major changes in
+    # 5.0", whose sections are "New Features", "Bugs Fixed"...).
+    (site / "whatsnew5x.html").write_text(
+        page("Major changes in 5.0", ["Open Questions", "Backward Incompatibilities", "New Features", "Bugs Fixed"])
+    )
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
     assert kinds["/important.html"] == "changelog" and kinds["/history.html"] == "changelog"
+    assert kinds["/whatsnew5x.html"] == "changelog"
     assert kinds["/changelog.html"] == "changelog"  # its title says so, and its sections agree
     assert kinds["/minimum.html"] == "page" and kinds["/"] == "page"
     assert (
