@@ -595,7 +595,10 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     # One release's notes anywhere, titled so with its version (coverage.py's "Major changes in
     # 5.0", whose sections are "New Features", "Bugs Fixed"...).
     (site / "whatsnew5x.html").write_text(
-        page("Major changes in 5.0", ["Open Questions", "Backward Incompatibilities", "New Features", "Bugs Fixed"])
+        page(
+            "Major changes in 5.0",
+            ["Open Questions", "Backward Incompatibilities", "New Features", "Bugs Fixed"],
+        )
     )
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
