@@ -210,6 +210,16 @@ _EXPANSIONS = {
         "params": "parameters",
         "lib": "library",
         "libs": "libraries",
+        "cert": "certificate",
+        "certs": "certificates",
+        "sso": "single sign-on",
+        "mfa": "multi-factor authentication",
+        "rbac": "role-based access control",
+        "acl": "access control list",
+        "acls": "access control lists",
+        "ttl": "time to live",
+        "jwt": "JSON web token",
+        "oidc": "OpenID Connect",
     },
 }
 _SHORTHAND = re.compile(r"[A-Za-z]+")

@@ -1339,6 +1339,12 @@ def test_shorthand_matches_the_words_that_spell_it_out():
         query("Where is the data directory?"), _terms("en", "start it with --data-dir /srv/tf")
     )
     assert {"data", "directori"} <= held, held
+    # Common shorthand of the trade is spelled out too: "my own cert" is what httpx's docs call a
+    # client certificate (its mutual-TLS question was answered from a local server's "key/cert
+    # files"), "SSO" what a pricing table calls single sign-on.
+    ask = query("The server requires mutual TLS, so I have to present my own cert. How do I do that?")
+    assert "certificate" in ask.lexical_text
+    assert "single sign-on" in query("Does the Team plan include SSO?").lexical_text
 
 
 SYNC = """## Syncing
