@@ -77,7 +77,11 @@ def procedural(message: str) -> bool:
 
 
 _POINTER = re.compile(
-    r"^\W*(see|refer to|read|check|for more|véase|vea|consulte|ver|más información)\b"
+    r"^\W*(see|refer to|for more|véase|vea|consulte|ver|más información)\b"
+    # "Read the [Deployment guide](…)", "Check the FAQ page", not "Read data from the file" (what
+    # a function does) nor "Check that the port is free"
+    r"|^\W*(?:read|check)\b(?=[^.;!?\n]{0,80}?(?:\]\(|\b(?:more|page|section|guide|chapter|docs|"
+    r"documentation|tutorial|reference|article|faq)\b))"
     # "For custom filters see [Custom Filters](…)", "Para más detalles, consulte …"
     r"|^\W*(?:for|para)\s[^.;:!?\n]{0,80}?\s(?:see|refer to|véase|vea|consulte)\b",
     re.I,

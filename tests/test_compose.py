@@ -2136,6 +2136,27 @@ def test_a_sentence_that_sends_the_reader_elsewhere_does_not_lead():
     )
     assert not _POINTER.match("For production, give it a certificate from your own CA.")
     assert not _POINTER.match("For production, check the permissions of the data directory.")
+    # "Read" and "Check" point elsewhere only towards a link or a page ("Read the [Deployment
+    # guide](…)"): psycopg2's `copy_from`, "Read data from the file-like object file appending them
+    # to the table", weighed half as a pointer and `copy_to` answered "copy data from a file into a
+    # table" with the other way round.
+    assert _POINTER.match("Read the [Deployment guide](/deploy/) first.") and _POINTER.match(
+        "Check the FAQ page."
+    )
+    assert not _POINTER.match("Check that the port is free.")
+    pool = [
+        evidence("/cursor/#copy_to", "cursor", "cursor › copy_to", COPY_TO),
+        evidence("/cursor/#copy_from", "cursor", "cursor › copy_from", COPY_FROM, 0.97, 1),
+    ]
+    text = rendered(compose(query("How do I copy data from a file into a table?"), pool))
+    assert text.startswith("Read data from the file-like object"), text
+
+
+COPY_FROM = "Read data from the file-like object file appending them to the table named table."
+COPY_TO = (
+    "Write the content of the table named table to the file-like object file. See [Using COPY TO and "
+    "COPY FROM](/usage/#copy) for an overview."
+)
 
 
 CLI_AGENT_TABLE = """`tallyfox agent start` options:
