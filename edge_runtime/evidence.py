@@ -694,12 +694,16 @@ def features(
     # none), and how much each term says.
     zipfs = _word_zipfs(query, terms)
     rare = {t for t in unknown if zipfs and zipfs.get(t) == UNLISTED_ZIPF}
+    entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
+    # A name the docs never use says as much as a word the language does not list: "Oracle",
+    # "Android", "Windows" name a product, whatever their weight as everyday words.
+    if zipfs is not None:
+        zipfs = {t: UNLISTED_ZIPF if t in unknown & entities else z for t, z in zipfs.items()}
     information = _information(query, terms, zipfs)
     said = sum(information.values())
     unknown_info = sum(information[t] for t in unknown) / said if said else 0.0
     # A term absent from a large site says more than one absent from a twelve-page site.
     size = math.log10(max(documents, 10)) / 3 if documents else 0.0
-    entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
     names = names_in(identifiers)
     found = [t for t in names if any(mentions(e.text.lower(), t) for e in evidence)]
     signals = {

@@ -304,6 +304,28 @@ def test_a_word_the_docs_never_use_says_as_much_as_the_language_makes_it_say(pub
     assert set(_information(query, terms, _word_zipfs(query, terms)).values()) == {1.0}
 
 
+def test_a_name_the_docs_never_use_says_as_much_as_a_word_the_language_does_not_list(
+    example_corpus, public_scope
+):
+    """psycopg2's docs never say "Oracle", and "How do I connect to an Oracle database?" was
+    answered with the connection's database name: "oracle" is a common enough English word to say
+    little. Written as a name (capitalised inside the sentence), a word the docs never use weighs
+    as a name does in `unknown_info`, and the confidence falls."""
+    from askdocs.edge_runtime.answer import AnswerSettings, Docs, prepare
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import make_query
+
+    docs = Docs(public_scope, example_corpus[1])
+
+    def case(message: str):
+        return prepare(docs, make_query(ChatRequest(message, "en", (), None), public_scope), AnswerSettings())
+
+    name, word = case("How do I send alerts to Slack?"), case("How do I send alerts to slack?")
+    assert "slack" in name.investigation.signals["missing_terms"]
+    assert name.investigation.signals["unknown_info"] > word.investigation.signals["unknown_info"]
+    assert name.confidence < word.confidence
+
+
 def test_a_follow_up_is_matched_lexically_on_its_own_words(example_corpus, public_scope):
     from askdocs.edge_runtime.conversation import ChatRequest, Turn
     from askdocs.edge_runtime.query import make_query
