@@ -383,6 +383,40 @@ def test_a_follow_ups_borrowed_words_weigh_less_in_the_second_stage(example_corp
     assert cover["/pricing/"] > cover["/security/"] + 0.2  # the token page held the borrowed words
 
 
+def test_a_release_note_holding_a_short_questions_one_word_still_weighs_as_a_release_note(
+    example_corpus, public_scope
+):
+    """`changelog` weighs a release note by the share of the question it lacks: one that says all
+    of it may be the newer truth. A question of one word ("What is shrinking?" on Hypothesis'
+    docs, whose changelog names shrinking in a hundred lines) is held whole by any line that
+    shares that word: it led the answer with "This release adds a heuristic to detect when
+    shrinking has finished". A note holds all of a question only as far as the question says
+    `CHANGELOG_TERMS` words."""
+    from askdocs.edge_runtime import rerank
+    from askdocs.edge_runtime.conversation import ChatRequest
+    from askdocs.edge_runtime.query import make_query
+    from askdocs.edge_runtime.search import fused_candidates, pool_candidates
+
+    corpus, embedder = example_corpus
+    fused = dataclasses.replace(DEFAULT_WEIGHTS, stage="fused")
+
+    def release_notes(message: str) -> list[dict]:
+        query = make_query(ChatRequest(message, "en", (), None), public_scope)
+        _, ranked, vector = fused_candidates(public_scope, embedder, query, fused)
+        pool = pool_candidates(ranked[: fused.pool])
+        rows = rerank.features(public_scope, query, pool, vector)
+        return [
+            r for c, r in zip(pool, rows, strict=True) if corpus.chunk_page(c.ref).url == "/release-notes/"
+        ]
+
+    holding = [r for r in release_notes("What is the heartbeat?") if r["text_cover"] == 1.0]
+    assert holding and all(r["changelog"] == pytest.approx(2 / 3) for r in holding), holding
+    full = [
+        r for r in release_notes("How often does the agent send its heartbeat?") if r["text_cover"] == 1.0
+    ]
+    assert full and all(r["changelog"] == 0.0 for r in full), full  # three words, all said: newer truth
+
+
 def test_a_readers_british_spelling_is_searched_as_the_docs_spell_it(example_corpus, public_scope):
     """The docs write "license"; a reader who writes "licence" finds the same page, and the word
     is not one "the docs never use" for confidence. Words the docs do use are left alone."""
