@@ -1070,8 +1070,22 @@ def _unframed(frame: re.Match) -> str:
     return f" {frame.group('kept') or ''} "
 
 
+# Asked where something is "stored", "kept" or "located", the verb says only "where": the thing
+# is the question ("Where are backups stored?" led with the data directory's row, "Where samples,
+# tokens and settings are stored", over the backup guide's `--output /srv/backups/`).
+_PLACE_VERB = re.compile(
+    r"\bwhere\s+(?:is|are|was|were|does|do|did|can|should|will|would)\b[^?]{0,80}?\b"
+    r"(?P<verb>stored|kept|located|saved|placed|written)\b"
+    r"|\bd[oó]nde\s+se\s+(?P<verbo>guardan?|almacenan?|ubican?|encuentran?)\b",
+    re.I,
+)
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(_unframed, text))
+    place = _PLACE_VERB.search(text)
+    if place:
+        terms -= lexical.stem_terms(locale, place.group("verb") or place.group("verbo"))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
     return frozenset(t for t in terms if t not in generic and len(t) > 1)
 

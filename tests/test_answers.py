@@ -31,6 +31,18 @@ def cited(result) -> list[str]:
     return [c["url"] for c in result.citations]
 
 
+def test_asked_where_something_is_stored_the_thing_is_what_is_asked(docs):
+    """ "Where are backups stored?" led with the data directory's row ("Where samples, tokens and
+    settings are stored."): "stored" was the rarer of its two words there, and "backups" filled the
+    backup guide. Asked where a thing is stored, kept or located, the verb says only "where"."""
+    assert key_terms("en", "Where are backups stored?") == {"backup"}
+    assert key_terms("en", "How are backups stored?") == {"backup", "store"}
+    assert key_terms("es", "¿Dónde se guardan las copias?") == {"copi"}
+    result = ask(docs, "Where are backups stored?")
+    assert cited(result)[0].startswith("/guides/backups/"), result.text
+    assert "storage.data_dir" not in result.text and "/srv/backups/" in result.text, result.text
+
+
 def test_a_number_the_reader_counts_with_does_not_pick_the_answer(docs):
     """Asked "How do I scale to 1000 hosts?", "1000" was read as a name, like an error code, and the
     answer led with the one row whose default is 1000 (`agent.max_batch`, samples per batch): right
