@@ -253,14 +253,15 @@ def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answ
     return None
 
 
-# Of the question's key terms, the share the support page must hold to answer it.
+# Of the question's key terms, more than this share must be on the support page for it to answer.
 CONTACT_COVER = 0.5
 
 
 def _only_the_contact_page(case: Case, top: Evidence) -> bool:
     """`top` (the best evidence, or what an answer leads with) is the site's support page
-    (where the refusal points anyway), and it holds fewer than half the question's key terms:
-    "Does the product phone home?" matched "phone support" on one word. Such an answer is the
+    (where the refusal points anyway), and it holds at most half the question's key terms:
+    "Does the product phone home?" matched "phone support" on one word, "What happens when my
+    license expires?" the portal's "the email address on your license" on one of two. Such an answer is the
     refusal in disguise, and a wrong one: the reader is told what the docs checked and offered
     support instead."""
     support = case.support or {}
@@ -270,7 +271,7 @@ def _only_the_contact_page(case: Case, top: Evidence) -> bool:
     if top.kind == "faq" or top.page_url != url.split("#")[0]:
         return False
     held = lexical.stem_terms(case.query.locale, f"{top.label}\n{top.text}") & case.query.key_terms
-    return len(held) < CONTACT_COVER * len(case.query.key_terms)
+    return len(held) <= CONTACT_COVER * len(case.query.key_terms)
 
 
 def refuse(case: Case, mode: str = "extractive", **extra: Any) -> Answer:

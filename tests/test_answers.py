@@ -74,6 +74,13 @@ def test_an_idiom_neither_retriever_knows_is_not_answered_with_the_contact_page(
             assert result.extra["refused_because"] == "contact_page", result.extra
 
 
+def test_half_the_question_on_the_support_page_is_not_an_answer(docs):
+    """ "What happens when my license expires?" (the docs say nothing of it) was answered with the
+    portal's sign-in step, "the email address on your license": one of its two words."""
+    result = ask(docs, "What happens when my license expires?")
+    assert not result.answered and result.extra.get("refused_because") == "contact_page", result.text
+
+
 def test_the_support_page_still_answers_how_to_reach_support(docs):
     result = ask(docs, "How do I contact support, and what are the support hours?")
     assert result.answered, result.text
