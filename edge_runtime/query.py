@@ -29,7 +29,7 @@ GENERIC = {
     "en": _words(
         "how what which where when why who whom whose do doe can could should would use us get set make "
         "need want way work there tell explain mean happen someth anyth thing possibl best document doc "
-        "page much mani veri realli just abl allow option help know find "
+        "page much mani veri realli just abl allow option help know find anoth "
         # What the tokenizer leaves of a contraction ("don't" -> "don", "I've" -> "ve"): a
         # "don" the docs never use counted against answering "so I don't get banned?".
         "don doesn didn isn aren wasn weren won wouldn couldn shouldn haven hasn hadn mustn needn "
@@ -1081,13 +1081,19 @@ _PLACE_VERB = re.compile(
 )
 
 
+_QUOTED = re.compile(r'"([^"\n]{1,300})"|“([^”\n]{1,300})”|`([^`\n]{1,300})`')
+
+
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(_unframed, text))
     place = _PLACE_VERB.search(text)
     if place:
         terms -= lexical.stem_terms(locale, place.group("verb") or place.group("verbo"))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
-    return frozenset(t for t in terms if t not in generic and len(t) > 1)
+    # Words quoted from a message or the docs are its text, not the reader's framing ("Cannot run
+    # the event loop while another loop is running").
+    quoted = lexical.stem_terms(locale, " ".join(m.group(0) for m in _QUOTED.finditer(text)))
+    return frozenset(t for t in terms if (t not in generic or t in quoted) and len(t) > 1)
 
 
 def make_query(

@@ -168,6 +168,17 @@ def test_one_key_term_or_one_name_is_a_question(docs, message):
     assert result.extra.get("refused_because") != "no_question", result.text
 
 
+def test_another_is_no_subject_but_a_quoted_message_is_its_own_words():
+    """ "another" says which one, not what about (doit's "My task's input comes from another task's
+    output" matched the page on tasks, not on `result_dep`; arrow's "humanize a time in another
+    language" led with "Or another Arrow, or datetime:"); inside quotes the words are the
+    message's own ("Cannot run the event loop while another loop is running")."""
+    assert "anoth" not in key_terms("en", "How do I humanize a time in another language?")
+    quoted = 'Why do I get "RuntimeError: Cannot run the event loop while another loop is running"?'
+    assert {"anoth", "loop", "runtimeerror"} <= key_terms("en", quoted)
+    assert "find" in key_terms("en", "What does `find` return?")
+
+
 def test_the_thing_a_passive_question_asks_about_is_not_its_frame(docs):
     """ "Is SAML supported?": "supported" frames the question, "SAML" is what it asks about (it went
     with the frame, and the reader was asked what they wanted to know)."""
