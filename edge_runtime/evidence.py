@@ -695,10 +695,11 @@ def features(
     zipfs = _word_zipfs(query, terms)
     rare = {t for t in unknown if zipfs and zipfs.get(t) == UNLISTED_ZIPF}
     entities = {t for word in _ENTITY.findall(query.message) for t in lexical.stem_terms(locale, word)}
+    unknown_names = unknown & entities
     # A name the docs never use says as much as a word the language does not list: "Oracle",
     # "Android", "Windows" name a product, whatever their weight as everyday words.
     if zipfs is not None:
-        zipfs = {t: UNLISTED_ZIPF if t in unknown & entities else z for t, z in zipfs.items()}
+        zipfs = {t: UNLISTED_ZIPF if t in unknown_names else z for t, z in zipfs.items()}
     information = _information(query, terms, zipfs)
     said = sum(information.values())
     unknown_info = sum(information[t] for t in unknown) / said if said else 0.0
@@ -719,7 +720,7 @@ def features(
         "unknown_info": unknown_info,
         "unknown_info_sized": size * unknown_info,
         "size": size,
-        "unknown_entity": 1.0 if unknown & entities else 0.0,
+        "unknown_entity": 1.0 if unknown_names else 0.0,
         "ident_missing": 1.0 if names and not found else 0.0,
         "ident_found": len(found) / len(names) if names else 0.0,
         "faq": 1.0 if evidence and evidence[0].kind == "faq" else 0.0,

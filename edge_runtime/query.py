@@ -1081,7 +1081,7 @@ _PLACE_VERB = re.compile(
 )
 
 
-_QUOTED = re.compile(r'"([^"\n]{1,300})"|“([^”\n]{1,300})”|`([^`\n]{1,300})`')
+_QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^”\n]{1,300}”|`[^`\n]{1,300}`')
 
 
 def key_terms(locale: str, text: str) -> frozenset[str]:
@@ -1092,7 +1092,7 @@ def key_terms(locale: str, text: str) -> frozenset[str]:
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
     # Words quoted from a message or the docs are its text, not the reader's framing ("Cannot run
     # the event loop while another loop is running").
-    quoted = lexical.stem_terms(locale, " ".join(m.group(0) for m in _QUOTED.finditer(text)))
+    quoted = lexical.stem_terms(locale, " ".join(_QUOTED.findall(text)))
     return frozenset(t for t in terms if (t not in generic or t in quoted) and len(t) > 1)
 
 
