@@ -64,8 +64,18 @@ _ASKS_FOR_STEPS = re.compile(r"\b(command|syntax|example|comando|sintaxis|ejempl
 # A signature or a command's synopsis names the thing and its arguments, not what it does or when
 # to use it: "net.listen(addresses[, port = 53, { kind = 'dns', freebind = false }])" led "what is
 # the freebind=true option of net.listen() for?", "borg [common options] break-lock [options]
-# [REPOSITORY]" led "when is it safe to run borg break-lock?".
-_SIGNATURE = re.compile(r"(class\s+)?[\w.]+\(.*\)")
+# [REPOSITORY]" led "when is it safe to run borg break-lock?". Sphinx writes what kind of member it
+# is before the name ("classmethod get_or_none(*query, **filters)" led "What is the difference
+# between get() and get_or_none()?" above "Identical to Model.get() but returns None..."), and a
+# property or an exception without arguments ("property query_string").
+_SIG_KIND = (
+    r"abstract|abstractmethod|async|await|class|classmethod|coroutine|exception|final|property|static"
+    r"|staticmethod"
+)
+_SIGNATURE = re.compile(
+    rf"(?:(?:{_SIG_KIND})\s+)*[\w.]+\(.*\)"
+    r"|(?:(?:class|classmethod|staticmethod|abstractmethod|exception|property)\s+)+[\w.]+(?:\s*:\s*\S[^\n]*)?"
+)
 _SYNOPSIS = re.compile(r"```[^\n]*\n[^\n]*\[(options|OPTIONS|common options|-[\w-]+)\][^\n]*\n```")
 
 

@@ -2394,3 +2394,24 @@ def test_a_url_is_not_the_place_a_where_question_asks_for():
     ]
     composition = compose(asked, pool, relevance=overlap(asked.message))
     assert composition.cited[0].url == "/faq/#container", rendered(composition)
+
+
+def test_a_signature_with_the_kind_of_member_sphinx_writes_before_it_is_still_a_signature():
+    """Sphinx writes "classmethod", "property", "exception" before a member's name: the line is
+    the member's signature all the same, and what the member does answers what it is for."""
+    get_or_none = (
+        "classmethod get_or_none(*query, **filters)\n\n"
+        "Identical to [`Model.get()`](/api.html#Model.get) but returns `None` if no model matches the "
+        "given filters."
+    )
+    pool = [evidence("/api.html#Model.get_or_none", "API Documentation", "Model › get_or_none", get_or_none)]
+    text = rendered(compose(query("What is the difference between get() and get_or_none()?"), pool))
+    assert text.startswith("Identical to"), text
+    query_string = (
+        "property query_string\n\n"
+        "The raw `query` part of the URL (everything in between `?` and `#`) as a string."
+    )
+    where = ("/api.html#BaseRequest.query_string", "API Reference", "BaseRequest › query_string")
+    pool = [evidence(*where, query_string)]
+    text = rendered(compose(query("What is the query_string property of a request?"), pool))
+    assert text.startswith("The raw `query` part"), text
