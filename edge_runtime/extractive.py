@@ -382,6 +382,9 @@ def _abbreviating(query: Query, terms: set[str], unsaid: frozenset[str] = frozen
     found |= {k for k in query.key_terms if k in table and table[k] <= terms}
     # And a shorthand the docs write for asked words ("--data-dir" for "data directory").
     found |= {k for t in terms & table.keys() if table[t] <= query.key_terms for k in table[t]}
+    # And the initials the docs write for asked words in a row: "DRF" for "Django REST framework".
+    initials = _initialisms(query.locale, query.message, query.key_terms)
+    found |= {k for t in terms & initials.keys() if _abbreviation(query.locale, t) for k in initials[t]}
     # And the asked words a joined name is made of: "obey" in `ROBOTSTXT_OBEY`, "age" and "day" in
     # `max_age_days` (the reader says the words, the reference writes the name).
     found |= {k for t in terms if "_" in t for k in _name_parts(query.locale, t) & query.key_terms}
@@ -389,6 +392,29 @@ def _abbreviating(query: Query, terms: set[str], unsaid: frozenset[str] = frozen
     # `x86_64`, "Python" in `python3`, where the docs never say the name alone (`unsaid`).
     found |= {k for t in terms if t[-1:].isdigit() and (k := _NUMBERED.sub("", t)) in unsaid}
     return terms | found if found else terms
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+INITIALISM_WORDS = (2, 5)  # an initialism abbreviates this many words
+
+
+@lru_cache(maxsize=256)
+def _initialisms(locale: str, message: str, key_terms: frozenset[str]) -> dict[str, frozenset[str]]:
+    """The initials of each run of asked words (every one a key term) -> their key terms: "drf" ->
+    {"django", "rest", "framework"}. django-filter's docs say "Integration with DRF" where the
+    reader asks how to use it "with Django REST framework" (its requirements, which spell the name
+    out once, led)."""
+    words = [(w, lexical.stem_terms(locale, w)) for w in _LETTERS.findall(message)]
+    low, high = INITIALISM_WORDS
+    found: dict[str, set[str]] = {}
+    for start in range(len(words)):
+        for end in range(start + low, min(start + high, len(words)) + 1):
+            run = words[start:end]
+            stems = set().union(*(stemmed for _, stemmed in run))
+            if not all(len(stemmed) == 1 and stemmed <= key_terms for _, stemmed in run):
+                break
+            found.setdefault("".join(w[0].lower() for w, _ in run), set()).update(stems)
+    return {short: frozenset(stems) for short, stems in found.items()}
 
 
 @lru_cache(maxsize=65536)

@@ -2415,3 +2415,25 @@ def test_a_signature_with_the_kind_of_member_sphinx_writes_before_it_is_still_a_
     pool = [evidence(*where, query_string)]
     text = rendered(compose(query("What is the query_string property of a request?"), pool))
     assert text.startswith("The raw `query` part"), text
+
+
+def test_initials_the_docs_write_stand_for_the_asked_words_they_abbreviate():
+    """The docs say "DRF" where the reader says "Django REST framework": the section headed by the
+    initials is about all three words, not only the sentence that spells the name out once."""
+    requirements = (
+        "Django-filter is tested against all supported versions of Python and Django, as well as the "
+        "latest version of Django REST Framework."
+    )
+    integration = (
+        "DRF integration is provided through a specific `FilterSet` and a filter backend. These may be "
+        "found in the `rest_framework` sub-package."
+    )
+    pool = [
+        evidence("/install.html#requirements", "Installation", "Requirements", requirements),
+        evidence(
+            "/rest.html#integration-with-drf", "Integration with DRF", "Integration with DRF", integration
+        ),
+    ]
+    ask = query("How do I use django-filter with Django REST framework?")
+    text = rendered(compose(ask, pool))
+    assert text.startswith("DRF integration is provided"), text
