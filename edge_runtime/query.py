@@ -1081,14 +1081,26 @@ _PLACE_VERB = re.compile(
 )
 
 
+# Asked whether a thing includes, comes or ships with another, the verb frames the question as
+# "support" and "have" do: Bottle's FAQ answers "Does bottle include an ORM?" with "misses some
+# advanced features ... found in other frameworks (MVC, ORM, ...)", which says no "include". Asked
+# how the reader includes something ("How do I include a file?"), the verb is the question.
+_HAS_VERB = re.compile(
+    r"\b(?:do|does|did|will|would|is|are|can)\b(?!\s+(?:i|we|you)\b)[^?.]{0,60}?\b"
+    r"(?P<verb>include[sd]?|(?:come|comes|ship|ships)\s+with|bundle[sd]?)\b"
+    r"|\b(?P<verbo>incluye|incluyen|trae|traen|viene\s+con|vienen\s+con)\b",
+    re.I,
+)
+
+
 _QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^”\n]{1,300}”|`[^`\n]{1,300}`')
 
 
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(_unframed, text))
-    place = _PLACE_VERB.search(text)
-    if place:
-        terms -= lexical.stem_terms(locale, place.group("verb") or place.group("verbo"))
+    for verb in (_PLACE_VERB.search(text), _HAS_VERB.search(text)):
+        if verb:
+            terms -= lexical.stem_terms(locale, verb.group("verb") or verb.group("verbo"))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
     # Words quoted from a message or the docs are its text, not the reader's framing ("Cannot run
     # the event loop while another loop is running").

@@ -795,3 +795,23 @@ def test_a_yes_or_no_answers_only_the_question_its_faq_entry_asks(docs):
     assert "/faq/#does-the-agent-need-to-run-as-root" not in cited(result), cited(result)
     own = ask(docs, "Does the agent have to run as root?")
     assert own.text.startswith("No. Root is needed"), own.text
+
+
+def test_whether_a_thing_includes_another_the_verb_frames_the_question(docs):
+    """ "Does bottle include an ORM?" was refused although the FAQ says Bottle "misses ... (MVC,
+    ORM, ...)": "include" counted as a word the evidence lacked. Asked whether a thing includes,
+    comes or ships with another, the verb frames the question as "support" does; asked how the
+    reader includes something, it is the question."""
+    assert key_terms("en", "Does bottle include an ORM?") == {"bottl", "orm"}
+    assert key_terms("en", "Is a web console included?") == {"web", "consol"}
+    assert key_terms("en", "Does it come with a CLI?") == {"cli"}
+    assert key_terms("en", "How do I include a file?") == {"includ", "file"}
+    assert key_terms("es", "¿Tallyfox incluye SSO?") == {"tallyfox", "sso"}
+    # "And Business?" after "What does the Team plan include?" cites the plans alone (with "include"
+    # read as a word asked, the support page was cited beside them).
+    history = [
+        Turn("user", "What does the Team plan include?"),
+        Turn("assistant", "Team is USD 12 per seat, with up to 100 agents and email support."),
+    ]
+    result = ask(docs, "And Business?", history=history)
+    assert cited(result) and all(url.startswith("/pricing/") for url in cited(result)), cited(result)
