@@ -656,7 +656,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             for token in identifiers
         )
         if unit.kind == "code":
-            score = score * (1.3 if how_to else 0.6) + (0.5 if how_to else 0.0)
+            # What a block shows as the result of the code before it ("Result:", "This
+            # produces:") is not how to do it: Mako's escaped output led "How do I escape HTML in
+            # expressions by default?" above the `<%page expression_filter="h"/>` that does it.
+            shown = how_to and _shows_output(units, position)
+            score = score * (1.3 if how_to and not shown else 0.6) + (0.5 if how_to and not shown else 0.0)
         # After the code factor: a heading that names the token speaks for every unit of its
         # section, not for the code's own match (it made a `raise_for_status` example lead "a
         # timeout for all requests of a ClientSession?"). Tuning citation precision 0.821 ->
@@ -734,6 +738,30 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= FOLLOW_UP_OTHER_PAGE
         score *= 1.0 if unit.order > 0 else 1.1  # a section's first sentence frames it
         unit.score = score
+
+
+# A short sentence ending in a colon that announces what some code gives, not the code itself.
+_OUTPUT_INTRO = re.compile(
+    r"^\W*(?:(?:the\s+|example\s+|sample\s+)?(?:result|results|output|outcome|resultado|salida)"
+    r"|(?:this|that|which|it)\s+(?:will\s+)?(?:produce|print|output|render|give|yield|return|display|show)s?"
+    r"(?:\s+(?:the\s+following|something\s+like|as\s+follows|as))?"
+    r"|(?:produces|prints|outputs|renders\s+as|gives|yields|displays)(?:\s+the\s+following)?)"
+    r"(?:\s+(?:is|would\s+be|will\s+be|looks\s+like|es))?\s*:\s*$",
+    re.I,
+)
+
+
+def _shows_output(units: list[Unit], position: int) -> bool:
+    """The code unit at `position` follows, in its section, a sentence announcing a result."""
+    if position == 0:
+        return False
+    before, unit = units[position - 1], units[position]
+    return (
+        before.evidence == unit.evidence
+        and before.order == unit.order - 1
+        and before.kind == "prose"
+        and bool(_OUTPUT_INTRO.match(before.text))
+    )
 
 
 _SYMBOL = re.compile(r"[^\w\s.,;:!?()'-]|'[^\w\s]")  # "`", "^", "=", "/": a unit that names something

@@ -1579,7 +1579,8 @@ are needed, so that every quantity your code creates belongs to the same registr
 added and converted with every other one without surprises at run time."""
     ask = query("What should I never do with a UnitRegistry?")
     pool = [evidence("/tutorial.html#projects", "Tutorial", "Using Pint in your projects", registries)]
-    text = rendered(compose(ask, pool, relevance=favouring("Never do things like this")))
+    near = cosines({"&lt;html&gt;": 0.7, "expression_filter=": 0.6})  # as the model rated them
+    text = rendered(compose(ask, pool, relevance=near))
     assert "Never do things like this:" in text and "q1 + q2" in text, text
     # Alone, "Never do things like this:" does not say what not to do; the sentence before it does.
     assert "not supposed to operate between quantities" in text, text
@@ -2437,3 +2438,29 @@ def test_initials_the_docs_write_stand_for_the_asked_words_they_abbreviate():
     ask = query("How do I use django-filter with Django REST framework?")
     text = rendered(compose(ask, pool))
     assert text.startswith("DRF integration is provided"), text
+
+
+def test_code_announced_as_the_result_shows_what_happens_not_how_to_do_it():
+    """Mako's "Result:" block (the escaped HTML a template renders) led "How do I escape HTML in
+    expressions by default?" above the `<%page expression_filter="h"/>` that does it: a block a
+    sentence announces as the result or the output is what some code gives, not the how-to."""
+    filtering = """A page can apply a default set of filters to all expression tags using the
+`expression_filter` argument to the `%page` tag:
+
+```mako
+<%page expression_filter="h"/>
+
+Escaped text:  ${"<html>some html</html>"}
+```
+
+Result:
+
+```html
+Escaped text: &lt;html&gt;some html&lt;/html&gt;
+```"""
+    pool = [evidence("/filtering.html#expression-filtering", "Filtering", "Expression Filtering", filtering)]
+    ask = query("How do I escape HTML in expressions by default?")
+    near = cosines({"&lt;html&gt;": 0.7, "expression_filter=": 0.6})  # as the model rated them
+    text = rendered(compose(ask, pool, relevance=near))
+    assert text.startswith("A page can apply a default set of filters"), text
+    assert 'expression_filter="h"' in text.split("Result:")[0], text
