@@ -742,7 +742,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
 
 # A short sentence ending in a colon that announces what some code gives, not the code itself.
 _OUTPUT_INTRO = re.compile(
-    r"^\W*(?:(?:the\s+|example\s+|sample\s+)?(?:result|results|output|outcome|resultado|salida)"
+    r"^\W*(?:(?:the\s+)?(?:example\s+|sample\s+|produced\s+|expected\s+|resulting\s+)?"
+    r"(?:result|results|output|outcome|resultado|salida)"
     r"|(?:this|that|which|it)\s+(?:will\s+)?(?:produce|print|output|render|give|yield|return|display|show)s?"
     r"(?:\s+(?:the\s+following|something\s+like|as\s+follows|as))?"
     r"|(?:produces|prints|outputs|renders\s+as|gives|yields|displays)(?:\s+the\s+following)?)"

@@ -2464,3 +2464,28 @@ Escaped text: &lt;html&gt;some html&lt;/html&gt;
     text = rendered(compose(ask, pool, relevance=near))
     assert text.startswith("A page can apply a default set of filters"), text
     assert 'expression_filter="h"' in text.split("Result:")[0], text
+
+
+def test_code_after_produced_output_is_what_the_example_prints():
+    """aiohttp's middleware section: "Produced output:" and what the server printed led "How do I
+    write a middleware?" above the middleware itself."""
+    middlewares = """Every middleware takes the request and the handler, and returns a response:
+
+```python
+@middleware
+async def middleware_1(request, handler):
+    print('Middleware 1 called')
+    return await handler(request)
+```
+
+Produced output:
+
+```
+Middleware 1 called
+Handler function called
+```"""
+    pool = [evidence("/web_advanced.html#middlewares", "Web Server Advanced", "Middlewares", middlewares)]
+    ask = query("How do I write a middleware?")
+    near = cosines({"Middleware 1 called\nHandler": 0.7, "async def": 0.6})  # as the model rated them
+    text = rendered(compose(ask, pool, relevance=near))
+    assert text.startswith("Every middleware takes the request"), text
