@@ -727,6 +727,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= 0.5  # so does a sentence whose asked words are a link to a page read too
         if _OVERVIEW.match(unit.text):
             score *= OVERVIEW_WEIGHT
+        if unit.kind == "prose" and _restates_heading(unit.text, source):
+            score *= HEADING_TEXT_WEIGHT
         if source.page_kind == "changelog" and not query.temporal:
             score *= CHANGELOG_WEIGHT
 
@@ -750,6 +752,20 @@ _OUTPUT_INTRO = re.compile(
     r"(?:\s+(?:is|would\s+be|will\s+be|looks\s+like|es))?\s*:\s*$",
     re.I,
 )
+
+
+# A paragraph that only repeats its section's heading or its page's title (SQLite's pages print
+# their title, "CREATE TRIGGER", under the heading that holds it) says nothing: it led "How do I
+# create a trigger?", "How do I use JSON functions?" ("JSON Functions And Operators").
+HEADING_TEXT_WEIGHT = 0.2
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def _restates_heading(text: str, source: Evidence) -> bool:
+    said = _NOT_WORD.sub(" ", text).strip().lower()
+    return bool(said) and said in {
+        _NOT_WORD.sub(" ", name).strip().lower() for name in (source.heading, source.title)
+    }
 
 
 def _shows_output(units: list[Unit], position: int) -> bool:

@@ -2489,3 +2489,15 @@ Handler function called
     near = cosines({"Middleware 1 called\nHandler": 0.7, "async def": 0.6})  # as the model rated them
     text = rendered(compose(ask, pool, relevance=near))
     assert text.startswith("Every middleware takes the request"), text
+
+
+def test_a_paragraph_that_repeats_the_heading_says_nothing():
+    """SQLite's pages print their title under the heading that holds it ("CREATE TRIGGER", then
+    "CREATE TRIGGER"): as a sentence holding every asked word it led the answer, and said nothing."""
+    trigger = """CREATE TRIGGER
+
+The CREATE TRIGGER statement is used to add triggers to the database schema. Triggers are
+database operations that are automatically performed when a specified database event occurs."""
+    pool = [evidence("/lang_createtrigger.html", "CREATE TRIGGER", "CREATE TRIGGER", trigger)]
+    text = rendered(compose(query("How do I create a trigger?"), pool))
+    assert text.startswith("The CREATE TRIGGER statement is used to add triggers"), text
