@@ -145,6 +145,10 @@ BOILERPLATE = ", ".join(
         # panel but the first until a reader clicks, and each holds content.
         "[hidden]:not([role=tabpanel])",
         "[aria-hidden=true]",
+        # Bootstrap's dropdown menu, shown only when its toggle is clicked: HAProxy's manual puts
+        # one after every keyword it names ("crl-file" then "This keyword is available in
+        # sections : Bind options, Server and default-server options"), inside its sentences.
+        ".dropdown-menu",
         "#askdocs-widget",
         "[data-askdocs]",
     ]

@@ -938,3 +938,18 @@ def test_a_long_blank_run_in_inline_code_is_read_in_linear_time():
     page = extract(html, "/tabs/")
     assert time.perf_counter() - started < 2.0
     assert "b c`" in page.content
+
+
+def test_a_dropdown_menu_inside_a_sentence_is_not_its_text():
+    """HAProxy's manual follows every keyword it names with a Bootstrap dropdown listing the
+    sections that define it; hidden until clicked, it was read into the sentence ("…when "sslThis
+    keyword is available in sections :Bind options…" or "check-ssl" are set")."""
+    html = """<html><body><main><h1>check</h1><pre class="text">Similar to "<span class="dropdown">
+<a class="dropdown-toggle" data-toggle="dropdown" href="#">gid<span class="caret"></span></a>
+<ul class="dropdown-menu"><li class="dropdown-header">This keyword is available in sections :</li>
+<li><a href="#gid-1">Process management and security</a></li></ul></span>" but uses the group name.
+</pre><p>The check keyword enables health checks on a server.</p></main></body></html>"""
+    page = extract(html, "/configuration.html")
+    assert "This keyword is available" not in page.content, page.content
+    assert "Process management and security" not in page.content, page.content
+    assert "gid" in page.content and "health checks on a server" in page.content, page.content
