@@ -2440,11 +2440,7 @@ def test_initials_the_docs_write_stand_for_the_asked_words_they_abbreviate():
     assert text.startswith("DRF integration is provided"), text
 
 
-def test_code_announced_as_the_result_shows_what_happens_not_how_to_do_it():
-    """Mako's "Result:" block (the escaped HTML a template renders) led "How do I escape HTML in
-    expressions by default?" above the `<%page expression_filter="h"/>` that does it: a block a
-    sentence announces as the result or the output is what some code gives, not the how-to."""
-    filtering = """A page can apply a default set of filters to all expression tags using the
+MAKO_FILTERING = """A page can apply a default set of filters to all expression tags using the
 `expression_filter` argument to the `%page` tag:
 
 ```mako
@@ -2458,18 +2454,7 @@ Result:
 ```html
 Escaped text: &lt;html&gt;some html&lt;/html&gt;
 ```"""
-    pool = [evidence("/filtering.html#expression-filtering", "Filtering", "Expression Filtering", filtering)]
-    ask = query("How do I escape HTML in expressions by default?")
-    near = cosines({"&lt;html&gt;": 0.7, "expression_filter=": 0.6})  # as the model rated them
-    text = rendered(compose(ask, pool, relevance=near))
-    assert text.startswith("A page can apply a default set of filters"), text
-    assert 'expression_filter="h"' in text.split("Result:")[0], text
-
-
-def test_code_after_produced_output_is_what_the_example_prints():
-    """aiohttp's middleware section: "Produced output:" and what the server printed led "How do I
-    write a middleware?" above the middleware itself."""
-    middlewares = """Every middleware takes the request and the handler, and returns a response:
+AIOHTTP_MIDDLEWARES = """Every middleware takes the request and the handler, and returns a response:
 
 ```python
 @middleware
@@ -2484,11 +2469,38 @@ Produced output:
 Middleware 1 called
 Handler function called
 ```"""
-    pool = [evidence("/web_advanced.html#middlewares", "Web Server Advanced", "Middlewares", middlewares)]
-    ask = query("How do I write a middleware?")
-    near = cosines({"Middleware 1 called\nHandler": 0.7, "async def": 0.6})  # as the model rated them
-    text = rendered(compose(ask, pool, relevance=near))
-    assert text.startswith("Every middleware takes the request"), text
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "output", "how", "lead"),
+    [
+        (
+            MAKO_FILTERING,
+            "How do I escape HTML in expressions by default?",
+            "&lt;html&gt;",
+            'expression_filter="h"',
+            "A page can apply a default set of filters",
+        ),
+        (
+            AIOHTTP_MIDDLEWARES,
+            "How do I write a middleware?",
+            "Middleware 1 called\nHandler",
+            "async def middleware_1",
+            "Every middleware takes the request",
+        ),
+    ],
+)
+def test_code_announced_as_the_result_shows_what_happens_not_how_to_do_it(text, question, output, how, lead):
+    """Mako's "Result:" block (the escaped HTML a template renders) led "How do I escape HTML in
+    expressions by default?" above the `<%page expression_filter="h"/>` that does it, and aiohttp's
+    "Produced output:" (what the server printed) "How do I write a middleware?": a block a sentence
+    announces as the result or the output is what some code gives, not the how-to. The dense model
+    rated the output nearer the question, as `near` does."""
+    pool = [evidence("/page.html#section", "Page", "Section", text)]
+    near = cosines({output: 0.7, how: 0.6})
+    answer = rendered(compose(query(question), pool, relevance=near))
+    assert answer.startswith(lead), answer
+    assert answer.index(how) < answer.index(output) if output in answer else how in answer, answer
 
 
 def test_a_paragraph_that_repeats_the_heading_says_nothing():
