@@ -72,9 +72,10 @@ _SIG_KIND = (
     r"abstract|abstractmethod|async|await|class|classmethod|coroutine|exception|final|property|static"
     r"|staticmethod"
 )
+_SIG_BARE_KIND = r"class|classmethod|staticmethod|abstractmethod|exception|property"  # written without "()"
 _SIGNATURE = re.compile(
     rf"(?:(?:{_SIG_KIND})\s+)*[\w.]+\(.*\)"
-    r"|(?:(?:class|classmethod|staticmethod|abstractmethod|exception|property)\s+)+[\w.]+(?:\s*:\s*\S[^\n]*)?"
+    rf"|(?:(?:{_SIG_BARE_KIND})\s+)+[\w.]+(?:\s*:\s*\S[^\n]*)?"
 )
 _SYNOPSIS = re.compile(r"```[^\n]*\n[^\n]*\[(options|OPTIONS|common options|-[\w-]+)\][^\n]*\n```")
 
@@ -410,10 +411,9 @@ def _initialisms(locale: str, message: str, key_terms: frozenset[str]) -> dict[s
     for start in range(len(words)):
         for end in range(start + low, min(start + high, len(words)) + 1):
             run = words[start:end]
-            stems = set().union(*(stemmed for _, stemmed in run))
             if not all(len(stemmed) == 1 and stemmed <= key_terms for _, stemmed in run):
                 break
-            found.setdefault("".join(w[0].lower() for w, _ in run), set()).update(stems)
+            found.setdefault("".join(w[0].lower() for w, _ in run), set()).update(*(s for _, s in run))
     return {short: frozenset(stems) for short, stems in found.items()}
 
 
@@ -627,6 +627,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     numbers = set(_NUMBER_ASKED.findall(query.message))
     pages_read = {e.page_url for e in pool}
     heading_share = [sum(weight[t] for t in h & key_terms) / total if total else 0.0 for h in headings]
+    # Each section's heading and its page's title: what a paragraph repeating them says.
+    titled = [{_bare_words(e.heading), _bare_words(e.title)} for e in pool]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
@@ -659,8 +661,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             # What a block shows as the result of the code before it ("Result:", "This
             # produces:") is not how to do it: Mako's escaped output led "How do I escape HTML in
             # expressions by default?" above the `<%page expression_filter="h"/>` that does it.
-            shown = how_to and _shows_output(units, position)
-            score = score * (1.3 if how_to and not shown else 0.6) + (0.5 if how_to and not shown else 0.0)
+            example = how_to and not _shows_output(units, position)
+            score = score * (1.3 if example else 0.6) + (0.5 if example else 0.0)
         # After the code factor: a heading that names the token speaks for every unit of its
         # section, not for the code's own match (it made a `raise_for_status` example lead "a
         # timeout for all requests of a ClientSession?"). Tuning citation precision 0.821 ->
@@ -727,7 +729,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= 0.5  # so does a sentence whose asked words are a link to a page read too
         if _OVERVIEW.match(unit.text):
             score *= OVERVIEW_WEIGHT
-        if unit.kind == "prose" and _restates_heading(unit.text, source):
+        if unit.kind == "prose" and (said := _bare_words(unit.text)) and said in titled[unit.evidence]:
             score *= HEADING_TEXT_WEIGHT
         if source.page_kind == "changelog" and not query.temporal:
             score *= CHANGELOG_WEIGHT
@@ -761,11 +763,9 @@ HEADING_TEXT_WEIGHT = 0.2
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
-def _restates_heading(text: str, source: Evidence) -> bool:
-    said = _NOT_WORD.sub(" ", text).strip().lower()
-    return bool(said) and said in {
-        _NOT_WORD.sub(" ", name).strip().lower() for name in (source.heading, source.title)
-    }
+def _bare_words(text: str) -> str:
+    """`text`'s words alone, lowercased, one space apart."""
+    return _NOT_WORD.sub(" ", text).strip().lower()
 
 
 def _shows_output(units: list[Unit], position: int) -> bool:
