@@ -139,6 +139,8 @@ class Query:
     ask_in: tuple[str, ...] = ()
     # The reader's words searched as the docs' words one edit away (`docs_typos`), in pairs.
     respelled: tuple[tuple[str, str], ...] = ()
+    # Names the docs write that the reader said as words ("create a batch": `create_batch`).
+    named: tuple[str, ...] = ()
     # The message as the reader sent it, pasted code and traces included: what a language
     # model is shown (it reads a config or a traceback; search does not).
     written: str = ""
@@ -171,7 +173,8 @@ class Query:
         would make BM25 find the previous answer again (follow-ups of the tuning sets: R@1 of
         the fusion 0.76 -> 0.84)."""
         text = self.message if self.history and self.text != self.message else self.text
-        return with_expansions(self.locale, text)
+        text = with_expansions(self.locale, text)
+        return f"{text} {' '.join(self.named)}" if self.named else text
 
 
 # Shorthand readers type for what manuals spell out ("redirect stdout and stderr" for Bash's
@@ -670,6 +673,54 @@ def docs_joined_names(scope, locale: str, text: str) -> dict[str, str]:
     return out
 
 
+_ARTICLES = frozenset({"a", "an", "the"})
+NAMED_MAX_WORDS = 3
+_PHRASE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[^\sA-Za-z0-9]")
+
+
+def docs_named_words(scope, locale: str, text: str) -> dict[str, frozenset[str]]:
+    """The names the docs write with separators that the reader said as words, two or three in a
+    row (articles left out), one of them a word the docs use only inside names: "create a batch"
+    where the docs write `create_batch` and never "batch" alone. Each with the index terms of the
+    words it stands for that the docs never use. Only names on pages the reader may read count."""
+    if scope is None:
+        return {}
+    stop = _function_words(locale)
+    runs, run = [], []
+    for token in _PHRASE_WORD.findall(text):
+        word = token.lower()
+        if not word[0].isalnum():
+            runs.append(run)
+            run = []
+        elif word not in _ARTICLES:
+            run.append(word)
+    runs.append(run)
+    stems = {w: lexical.stem_terms(locale, w) for run in runs for w in run}
+    counts, _ = scope.document_frequencies(locale, set().union(*stems.values()))
+    unused = {w for w, s in stems.items() if s and not any(counts.get(t, 0) for t in s)}
+    if not unused:
+        return {}
+    joined = scope.corpus.joined_names(locale)
+    found: dict[str, frozenset[str]] = {}
+    for run in runs:
+        for size in range(NAMED_MAX_WORDS, 1, -1):
+            for at in range(len(run) - size + 1):
+                words = run[at : at + size]
+                if words[0] in stop or words[-1] in stop or not unused.intersection(words):
+                    continue
+                together = "".join(words)
+                for key in (together, *lexical.stem_terms(locale, together)):
+                    name = joined.get(key)
+                    if name is not None and name not in found:
+                        found[name] = frozenset().union(*(stems[w] for w in words if w in unused))
+                        break
+    if not found:
+        return {}
+    names = list(found)[:TYPO_MAX_WORDS]
+    visible, _ = scope.document_frequencies(locale, set(names))
+    return {n: found[n] for n in names if visible.get(n, 0)}
+
+
 def _separated(word: str, name: str) -> str:
     """`word` with the separators `name` has where it has them ("TFX1042", "tfx-1042": "TFX-1042")."""
     out, at = [], 0
@@ -1136,6 +1187,9 @@ def make_query(
     if text != message:  # a follow-up borrowed the previous question's words: spell them too
         text = docs_spelling(scope, locale, text)
     keys = key_terms(locale, text)
+    named = {} if foreign else docs_named_words(scope, locale, message)
+    if named:  # the name is what the reader asked about, not words the docs never say alone
+        keys = (keys - frozenset().union(*named.values())) | frozenset(named)
     return Query(
         message=message,
         text=text,
@@ -1152,6 +1206,7 @@ def make_query(
         foreign=foreign,
         ask_in=tuple(sorted(site_locales, key=lambda loc: (loc != default, loc))) if foreign else (),
         respelled=tuple(sorted(typos.items())),
+        named=tuple(named),
         written=request.message,
     )
 

@@ -815,3 +815,104 @@ def test_whether_a_thing_includes_another_the_verb_frames_the_question(docs):
     ]
     result = ask(docs, "And Business?", history=history)
     assert cited(result) and all(url.startswith("/pricing/") for url in cited(result)), cited(result)
+
+
+def _factory_site(root) -> None:
+    """An API reference in the manner of Sphinx autodoc: the methods' names say "batch", the prose
+    never does (factory_boy's reference writes `create_batch(cls, size, **kwargs)` and "a list of
+    size instances")."""
+    method = (
+        '<dl class="py method"><dt class="sig sig-object py" id="factory.Factory.{name}">classmethod {name}'
+        '(cls, size, **kwargs)<a class="headerlink" href="#factory.Factory.{name}">¶</a></dt>'
+        "<dd><p>Provides a list of <code>size</code> instances from the Factory, through the '{strategy}' "
+        "strategy.</p></dd></dl>"
+    )
+    single = (
+        '<dl class="py method"><dt class="sig sig-object py" id="factory.Factory.{name}">classmethod {name}'
+        '(cls, **kwargs)<a class="headerlink" href="#factory.Factory.{name}">¶</a></dt>'
+        "<dd><p>Provides a new object, using the '{strategy}' strategy.</p></dd></dl>"
+    )
+    reference = "".join(
+        [
+            "<h1>Reference</h1><p>The Factory class declares how objects are built.</p>",
+            '<h2 id="strategies">Strategies</h2><p>The build strategy instantiates the object without '
+            "saving it; the create strategy saves it to the database.</p>",
+            single.format(name="build", strategy="build"),
+            method.format(name="build_batch", strategy="build"),
+            single.format(name="create", strategy="create"),
+            method.format(name="create_batch", strategy="create"),
+            single.format(name="stub", strategy="stub"),
+            method.format(name="stub_batch", strategy="stub"),
+            *(
+                f'<h2 id="{name}">{name}</h2><p>{text}</p>'
+                for name, text in (
+                    (
+                        "Sequences",
+                        "A sequence counter starts at zero and grows by one for each object the "
+                        "factory instantiates; reset_sequence() sets it back.",
+                    ),
+                    (
+                        "Lazy attributes",
+                        "A lazy attribute computes its value from the other attributes of "
+                        "the object being built, once they are set.",
+                    ),
+                    (
+                        "Sub-factories",
+                        "A sub-factory builds or creates a related object with the strategy of "
+                        "its parent factory, and passes it to the parent's constructor.",
+                    ),
+                    (
+                        "Post-generation hooks",
+                        "Post-generation hooks run after the object is created, with "
+                        "the created object and the values passed for the hook.",
+                    ),
+                )
+            ),
+        ]
+    )
+    pages = {
+        "index.html": (
+            "en",
+            "Factories",
+            "<h1>Factories</h1><p>Factories declare the attributes used to "
+            "instantiate an object. Each attribute may be a sequence, a lazy attribute or a "
+            'sub-factory.</p><h2 id="sequences">Sequences</h2><p>A sequence gives each object a '
+            "unique value, such as an email address.</p>",
+        ),
+        "reference.html": ("en", "Reference", reference),
+        "orms.html": (
+            "en",
+            "ORMs",
+            "<h1>ORMs</h1><p>Django models are saved with the model manager's "
+            "create method; SQLAlchemy objects are added to the session.</p>",
+        ),
+    }
+    _write_pages(root, pages)
+
+
+def test_words_the_docs_write_only_inside_a_name_ask_for_that_name(tmp_path, multilingual_info):
+    """factory_boy's reference says "batch" only in `create_batch` and `build_batch`: "How do I
+    create a batch of ten objects?" found nothing for "batch" (one index term, `create_batch`), read
+    it as a word the docs never use, and answered from elsewhere at the edge of refusing. The words
+    said in a row that make a name the docs write, one of them a word the docs use only inside
+    names, are searched and weighed as that name; words the docs also use alone stay words."""
+    from askdocs.edge_runtime.answer import question
+    from askdocs.edge_runtime.corpus import load_corpus
+    from askdocs.edge_runtime.scope import Reader, make_scope
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.sitedir import build_site
+
+    site = tmp_path / "site"
+    _factory_site(site)
+    build_site(BuildOptions(site_dir=site, default_locale="en", progress=False, llms_txt=False))
+    corpus, embedder = load_corpus(str(site / "_askdocs"), None)
+    factories = Docs(make_scope(corpus, Reader.public()), embedder)
+    asked = question(factories, "How do I create a batch of ten objects?")
+    assert asked.named == ("create_batch",), asked.named
+    assert "create_batch" in asked.key_terms and "batch" not in asked.key_terms, asked.key_terms
+    result = ask(factories, "How do I create a batch of ten objects?")
+    assert result.answered, (result.confidence, result.text)
+    assert cited(result)[0] == "/reference.html#factory.Factory.create_batch", cited(result)
+    # "create" and "object" are the docs' own words: no name stands for them.
+    assert question(factories, "How do I create an object?").named == ()
+    assert question(factories, "How do I build objects?").named == ()
