@@ -882,6 +882,9 @@ _CHANGELOG = re.compile(
 # "2.5.0b1 - 2024-03-01").
 _RELEASE_HEADING = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?\b", re.I)
 RELEASE_HEADINGS = 5  # ... this many, at least half of the page's section headings: a changelog
+# The number a numbered manual writes before a section's title (Sphinx's `:numbered:` toctree:
+# "2.3.1. Embedded documents"): not a release. MongoEngine's guide pages were read as changelogs.
+_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.\s+(?=[^\W\d_])")
 
 
 # A folder of release notes, one page per release: Tornado's "/releases/v6.0.0.html" ("What's new
@@ -902,6 +905,7 @@ def is_changelog(title: str, headings, url: str = "") -> bool:
     if _RELEASE_FOLDER.search(url) and (_RELEASE_HEADING.search(name) or _RELEASE_HEADING.search(title)):
         return True
     sections = [h.text for h in headings if h.level >= 2]
+    sections = [_SECTION_NUMBER.sub("", text) for text in sections]
     releases = sum(1 for text in sections if len(text.split()) <= 6 and _RELEASE_HEADING.search(text))
     if _CHANGELOG.search(title):
         # One release's notes name it in the title ("Major changes in 5.0", "What's new in 3.2").

@@ -600,8 +600,33 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
             ["Open Questions", "Backward Incompatibilities", "New Features", "Bugs Fixed"],
         )
     )
+    # A numbered manual's sections ("2.3.1. Embedded documents", Sphinx's `:numbered:`) are not
+    # releases: MongoEngine's guide pages were read as release notes; numbered releases still are.
+    (site / "guide.html").write_text(
+        page(
+            "2.3. Defining documents",
+            [
+                f"2.3.{n}. {t}"
+                for n, t in enumerate(
+                    [
+                        "Fields",
+                        "Indexes",
+                        "Ordering",
+                        "Shard keys",
+                        "Document inheritance",
+                        "Abstract classes",
+                    ],
+                    1,
+                )
+            ],
+        )
+    )
+    (site / "numbered-history.html").write_text(
+        page("5. History", [f"5.{n}. {r}" for n, r in enumerate(releases, 1)])
+    )
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
+    assert kinds["/guide.html"] == "page" and kinds["/numbered-history.html"] == "changelog"
     assert kinds["/important.html"] == "changelog" and kinds["/history.html"] == "changelog"
     assert kinds["/whatsnew5x.html"] == "changelog"
     assert kinds["/changelog.html"] == "changelog"  # its title says so, and its sections agree
