@@ -314,8 +314,14 @@ def _units(index: int, evidence: Evidence) -> list[Unit]:
             continue
         elif block.startswith("|"):
             rows = [r for r in block.split("\n") if r.strip()]
-            table_header = rows[0] if rows else None
-            for row in rows[2:] if len(rows) > 2 and is_table_rule(rows[1]) else rows[1:]:
+            if len(rows) > 1 and is_table_rule(rows[1]):
+                table_header, rows = rows[0], rows[2:]
+            else:
+                # No rule under the first row: the build writes one under a row of <th> cells
+                # only, so the table has no header and its first row is a row like the others
+                # (Flask-Login's cookie settings: `REMEMBER_COOKIE_NAME` was every row's header).
+                table_header = "|" + " |" * len(_cells(rows[0])) if rows else None
+            for row in rows:
                 units.append(Unit(index, position, "row", f"{table_header}\n{row}"))
                 position += 1
             continue
@@ -890,7 +896,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         rows = [u for u in same if u.kind == "row" and u is not lead and u.text.partition("\n")[0] == header]
         ratio = ROW_RATIO
         if len(rows) < WHOLE_LIST_ITEMS and not any(
-            _terms(query.locale, _row_label(u.text)) & query.terms for u in [lead, *rows]
+            _label_terms(query.locale, _row_label(u.text)) & query.terms for u in [lead, *rows]
         ):
             # A short table of alternatives the question picks none of ("Where is the config
             # file?" over Linux, Windows and macOS rows): the others answer as well as the lead.
@@ -1495,6 +1501,15 @@ def _signpost(text: str) -> bool:
     them; the page it points to does."""
     values = [cell for cell in _row_cells(text)[1:] if cell]
     return bool(values) and all(_ONLY_LINKS.fullmatch(cell) for cell in values)
+
+
+def _label_terms(locale: str, label: str) -> set[str]:
+    """A row label's terms, with the words of the names it holds: `REMEMBER_COOKIE_DURATION`
+    names a remember cookie's duration (the question that asks how long it lasts picks that row)."""
+    return _terms(locale, label) | _terms(locale, _NAME_SEPARATORS.sub(" ", label))
+
+
+_NAME_SEPARATORS = re.compile(r"(?<=[A-Za-z0-9])[_-](?=[A-Za-z0-9])")
 
 
 def _row_item(text: str) -> str:

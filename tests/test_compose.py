@@ -2513,3 +2513,32 @@ database operations that are automatically performed when a specified database e
     pool = [evidence("/lang_createtrigger.html", "CREATE TRIGGER", "CREATE TRIGGER", trigger)]
     text = rendered(compose(query("How do I create a trigger?"), pool))
     assert text.startswith("The CREATE TRIGGER statement is used to add triggers"), text
+
+
+FLASK_LOGIN_COOKIES = "\n".join(
+    [
+        "The details of the cookie can be customized in the application settings.",
+        "",
+        "| `REMEMBER_COOKIE_NAME` | The name of the cookie to store the “remember me” information in. "
+        "**Default:** `remember_token` |",
+        "| `REMEMBER_COOKIE_DURATION` | The amount of time before the cookie expires, as a "
+        "`datetime.timedelta` object or integer seconds. **Default:** 365 days |",
+        "| `REMEMBER_COOKIE_DOMAIN` | If the cookie should cross domains, set the domain value here. "
+        "**Default:** `None` |",
+        "| `REMEMBER_COOKIE_PATH` | Limits the “Remember Me” cookie to a certain path. **Default:** `/` |",
+    ]
+)
+
+
+def test_a_table_without_a_header_row_has_no_header():
+    """The build writes a rule under a table's first row only when that row is of <th> cells:
+    Flask-Login's cookie settings (a docutils table of <td> cells) have none, and their first
+    row, `REMEMBER_COOKIE_NAME`, was read as the header of every other row ("`REMEMBER_COOKIE_DURATION`
+    — The name of the cookie…: The amount of time…"). Every row of such a table is a row."""
+    pool = [evidence("/#cookie-settings", "Flask-Login", "Cookie Settings", FLASK_LOGIN_COOKIES)]
+    text = rendered(compose(query("How do I set how long the remember cookie lasts?"), pool))
+    assert text.startswith("- `REMEMBER_COOKIE_DURATION` — The amount of time before the cookie"), text
+    assert "remember_token" not in text, text
+    # The first row answers too: it is a row, not a header.
+    text = rendered(compose(query("What is the default name of the remember me cookie?"), pool))
+    assert text.startswith("- `REMEMBER_COOKIE_NAME` — The name of the cookie"), text
