@@ -729,8 +729,15 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= OPPOSITE_WEIGHT
         if _contrary(opposite, terms):
             score *= OPPOSITE_WEIGHT  # the sentence itself says the other way
-        if _POINTER.match(unit.text) or (unit.kind == "row" and _signpost(unit.text)):
-            score *= 0.5  # "See X for more" points elsewhere; the target says it better
+        if (
+            _POINTER.match(unit.text)
+            or (unit.kind == "row" and _signpost(unit.text))
+            or (unit.kind == "prose" and _ONLY_LINKS.fullmatch(_LIST_ITEM.sub("", unit.text, count=1)))
+        ):
+            # "See X for more" points elsewhere, and so does an entry of a table of contents
+            # ("- [Configuring your Application](#configuring-your-application)"): the target
+            # says it better.
+            score *= 0.5
         if matched and _points_to_read(unit, matched, source, pages_read, query.locale):
             score *= 0.5  # so does a sentence whose asked words are a link to a page read too
         if _OVERVIEW.match(unit.text):
@@ -774,6 +781,16 @@ def _bare_words(text: str) -> str:
     return _NOT_WORD.sub(" ", text).strip().lower()
 
 
+# "You'd get the following choices when running Cookiecutter:", "you should see:": what the
+# reader gets from the code before, not how to do it (Cookiecutter's prompt led "How do I offer
+# the user a list of licenses to pick from?" above the `cookiecutter.json` that offers them).
+_YOU_GET = re.compile(
+    r"^\W*(?:(?:and|then)\s+)?(?:you|we)(?:['’]d|['’]ll|\s+would|\s+will|\s+should)?\s+(?:get|see)\b"
+    r"[^.!?:\n]{0,80}:\s*$",
+    re.I,
+)
+
+
 def _shows_output(units: list[Unit], position: int) -> bool:
     """The code unit at `position` follows, in its section, a sentence announcing a result."""
     if position == 0:
@@ -783,7 +800,7 @@ def _shows_output(units: list[Unit], position: int) -> bool:
         before.evidence == unit.evidence
         and before.order == unit.order - 1
         and before.kind == "prose"
-        and bool(_OUTPUT_INTRO.match(before.text))
+        and bool(_OUTPUT_INTRO.match(before.text) or _YOU_GET.match(before.text))
     )
 
 

@@ -2471,9 +2471,36 @@ Handler function called
 ```"""
 
 
+COOKIECUTTER_CHOICES = """Choice variables are key / value pairs whose value is a list of strings.
+
+For example, if you provide the following choice variable in your `cookiecutter.json`:
+
+```
+{
+    "license": ["MIT", "BSD-3", "GNU GPL v3.0", "Apache Software License 2.0"]
+}
+```
+
+you’d get the following choices when running Cookiecutter:
+
+```
+Select license:
+1 - MIT
+2 - BSD-3
+Choose from 1, 2 [1]:
+```"""
+
+
 @pytest.mark.parametrize(
     ("text", "question", "output", "how", "lead"),
     [
+        (
+            COOKIECUTTER_CHOICES,
+            "How do I offer the user a list of licenses to pick from?",
+            "Select license:",
+            '"license": ["MIT"',
+            "Choice variables are key / value pairs",
+        ),
         (
             MAKO_FILTERING,
             "How do I escape HTML in expressions by default?",
@@ -2492,9 +2519,11 @@ Handler function called
 )
 def test_code_announced_as_the_result_shows_what_happens_not_how_to_do_it(text, question, output, how, lead):
     """Mako's "Result:" block (the escaped HTML a template renders) led "How do I escape HTML in
-    expressions by default?" above the `<%page expression_filter="h"/>` that does it, and aiohttp's
-    "Produced output:" (what the server printed) "How do I write a middleware?": a block a sentence
-    announces as the result or the output is what some code gives, not the how-to. The dense model
+    expressions by default?" above the `<%page expression_filter="h"/>` that does it, aiohttp's
+    "Produced output:" (what the server printed) "How do I write a middleware?", and Cookiecutter's
+    prompt ("you’d get the following choices when running Cookiecutter:") the question of how to
+    offer the choices: a block a sentence announces as the result, the output or what you get is
+    what some code gives, not the how-to. The dense model
     rated the output nearer the question, as `near` does."""
     pool = [evidence("/page.html#section", "Page", "Section", text)]
     near = cosines({output: 0.7, how: 0.6})
@@ -2542,3 +2571,35 @@ def test_a_table_without_a_header_row_has_no_header():
     # The first row answers too: it is a row, not a header.
     text = rendered(compose(query("What is the default name of the remember me cookie?"), pool))
     assert text.startswith("- `REMEMBER_COOKIE_NAME` — The name of the cookie"), text
+
+
+def test_an_entry_of_a_table_of_contents_points_elsewhere():
+    """Flask-Login's page opens with a table of contents: "- [Configuring your Application](…)"
+    holds the asked words and led "How do I set up Flask-Login in my application?" (then its
+    list's intro, "However, it does not:"). An entry that is only a link points to where the
+    answer is, as "See …" does."""
+    intro = "\n".join(
+        [
+            "Flask-Login provides user session management for Flask.",
+            "",
+            "However, it does not:",
+            "",
+            "- Restrict you to using usernames and passwords, OpenIDs, or any other method of authenticating.",
+            "- [Installation](/#installation)",
+            "- [Configuring your Application](/#configuring-your-application)",
+            "- [How it Works](/#how-it-works)",
+        ]
+    )
+    configuring = (
+        "The most important part of an application that uses Flask-Login is the `LoginManager` class. "
+        "You should create one for your application somewhere in your code, like this:\n\n"
+        "```\nfrom flask_login import LoginManager\nlogin_manager = LoginManager()\n```"
+    )
+    pool = [
+        evidence("/#flask-login", "Flask-Login", "Flask-Login", intro),
+        evidence("/#configuring-your-application", "Flask-Login", "Configuring your Application", configuring),
+    ]
+    # As the dense model rates them: the entry and the answer alike, the rest of the intro lower.
+    near = cosines({"Configuring your Application](": 0.65, "The most important part": 0.65}, rest=0.4)
+    text = rendered(compose(query("How do I set up Flask-Login in my application?"), pool, relevance=near))
+    assert text.startswith("The most important part of an application"), text
