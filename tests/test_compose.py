@@ -2584,7 +2584,7 @@ def test_an_entry_of_a_table_of_contents_points_elsewhere():
             "",
             "However, it does not:",
             "",
-            "- Restrict you to using usernames and passwords, OpenIDs, or any other method of authenticating.",
+            "- Restrict you to using usernames and passwords, OpenIDs, or any other method.",
             "- [Installation](/#installation)",
             "- [Configuring your Application](/#configuring-your-application)",
             "- [How it Works](/#how-it-works)",
@@ -2597,7 +2597,7 @@ def test_an_entry_of_a_table_of_contents_points_elsewhere():
     )
     pool = [
         evidence("/#flask-login", "Flask-Login", "Flask-Login", intro),
-        evidence("/#configuring-your-application", "Flask-Login", "Configuring your Application", configuring),
+        evidence("/#configuring-your-application", "Flask-Login", "Configuring", configuring),
     ]
     # As the dense model rates them: the entry and the answer alike, the rest of the intro lower.
     near = cosines({"Configuring your Application](": 0.65, "The most important part": 0.65}, rest=0.4)
