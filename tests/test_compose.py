@@ -2603,3 +2603,16 @@ def test_an_entry_of_a_table_of_contents_points_elsewhere():
     near = cosines({"Configuring your Application](": 0.65, "The most important part": 0.65}, rest=0.4)
     text = rendered(compose(query("How do I set up Flask-Login in my application?"), pool, relevance=near))
     assert text.startswith("The most important part of an application"), text
+
+
+def test_a_window_cut_right_after_a_fence_line_keeps_no_empty_code_block():
+    """A window of the Rust book's "Shadowing" ended just after a block's "```rust" line: read as
+    "```rust\n…\n```", an empty block that led "What is shadowing?". Cut there, the block is left
+    out; cut inside it, its part is kept and marked as cut."""
+    filler = "".join(f"Shadow note {i}: a sentence that pads the section out.\n\n" for i in range(66))
+    code = "```rust\n" + "".join(f'    let spaces_{i} = "   ".len();\n' for i in range(40)) + "```\n\n"
+    section = f"## Shadowing\n\n{filler}{code}{filler.replace('Shadow note', 'After note')}"
+    windows = [_section_text(section, 0, len(section), at) for at in range(0, len(section), 40)]
+    assert all("```rust\n…\n```" not in w for w in windows)
+    assert all(w.count("```") % 2 == 0 for w in windows)
+    assert any("let spaces_" in w and w.endswith("…\n```") for w in windows)
