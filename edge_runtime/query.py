@@ -223,6 +223,10 @@ _EXPANSIONS = {
         "ttl": "time to live",
         "jwt": "JSON web token",
         "oidc": "OpenID Connect",
+        # One protocol under both the names docs use for it: a question about TLS where the
+        # docs say SSL ("SSL support", `ssl_certificate`), and back.
+        "ssl": "TLS",
+        "tls": "SSL",
     },
 }
 _SHORTHAND = re.compile(r"[A-Za-z]+")

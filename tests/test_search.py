@@ -765,6 +765,13 @@ def test_shorthand_is_searched_spelled_out_too():
     table = spelled_out("en")
     assert table["param"] == frozenset(lexical.stem_terms("en", "parameter"))
     assert table["perm"] == frozenset(lexical.stem_terms("en", "permissions"))
+    # One protocol, two names: a TLS question where the docs say SSL (httpx's "mutual TLS" question
+    # is answered on its "SSL" page, which its contributing page's proxy setup no longer joins),
+    # and back. "HTTPS" is not an abbreviation of either: it stems as "HTTP" does.
+    assert with_expansions("en", "mutual TLS?") == "mutual TLS? SSL"
+    assert with_expansions("en", "SSL support") == "SSL support TLS"
+    assert with_expansions("en", "enable HTTPS") == "enable HTTPS"
+    assert table["ssl"] == lexical.stem_terms("en", "TLS") and table["tl"] == frozenset({"ssl"})
 
 
 def test_a_pasted_link_to_the_docs_is_searched_as_its_page(public_scope, staff_scope):
