@@ -223,6 +223,21 @@ _EXPANSIONS = {
         "ttl": "time to live",
         "jwt": "JSON web token",
         "oidc": "OpenID Connect",
+        # Stop 50: tuning citation precision 0.853 -> 0.854, fact recall 0.782 -> 0.785 (pytest's
+        # "minimum Python version", FastAPI's "file-like obj"), blind 0.634 -> 0.649. Not "config"
+        # nor "auth": "configuration" and "authentication" drew Pydantic's mypy settings and
+        # FastAPI's OAuth2 page into answers about a model's `extra` config and a test's fake user.
+        "info": "information",
+        "max": "maximum",
+        "min": "minimum",
+        "temp": "temporary",
+        "tmp": "temporary",
+        "attr": "attribute",
+        "attrs": "attributes",
+        "func": "function",
+        "funcs": "functions",
+        "obj": "object",
+        "objs": "objects",
         # One protocol under both the names docs use for it: a question about TLS where the
         # docs say SSL ("SSL support", `ssl_certificate`), and back.
         "ssl": "TLS",

@@ -761,6 +761,10 @@ def test_shorthand_is_searched_spelled_out_too():
     assert with_expansions("en", "install the lib") == "install the lib library"
     assert with_expansions("en", "env vars or the file?") == "env vars or the file? environment variables"
     assert with_expansions("en", "install the library") == "install the library"
+    # "the minimum Python version" is pytest's backwards-compatibility page; "a file-like obj" what
+    # FastAPI's `UploadFile` attributes say it is.
+    assert with_expansions("en", "min Python version?") == "min Python version? minimum"
+    assert with_expansions("en", "a file-like obj") == "a file-like obj object"
     assert with_expansions("es", "el repo") == "el repo"  # English shorthand only
     table = spelled_out("en")
     assert table["param"] == frozenset(lexical.stem_terms("en", "parameter"))
