@@ -600,6 +600,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     version = query.asks_version
     syntax = bool(_ASKS_FOR_STEPS.search(query.message))
     default = bool(_ASKS_DEFAULT.search(query.message))
+    asks_output = bool(_ASKS_OUTPUT.search(query.message))
     dense = None
     if relevance is not None:
         dense = _standardized(relevance([_relevance_text(pool, u) for u in units]))
@@ -721,6 +722,11 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a bare label ("Default: `None`", "main.py", a date): nothing asked
         elif unit.kind == "prose" and matched and not named and _restates(query, unit.text):
             score *= QUANTITY_PENALTY  # it says only the question's own words ("3. The config file.")
+        if unit.kind == "prose" and not asks_output and _ANNOUNCES_OUTPUT.search(unit.text):
+            # "When we run this program, it will output the following:" introduces what a program
+            # prints, which answers no question but what it prints (it led the Rust book's "What is
+            # shadowing?" on the heading's word alone).
+            score *= QUANTITY_PENALTY
         if _VERSION_NOTE.match(unit.text) and not (query.temporal or version):
             score *= QUANTITY_PENALTY
         if (_SIGNATURE.fullmatch(unit.text) or _SYNOPSIS.fullmatch(unit.text)) and not syntax:
@@ -788,6 +794,16 @@ _YOU_GET = re.compile(
     r"^\W*(?:(?:and|then)\s+)?(?:you|we)(?:['’]d|['’]ll|\s+would|\s+will|\s+should)?\s+(?:get|see)\b"
     r"[^.!?:\n]{0,80}:\s*$",
     re.I,
+)
+
+
+_ANNOUNCES_OUTPUT = re.compile(
+    r"\b(?:will|would|should|it)\s+(?:output|print|display|produce)s?\s+(?:the\s+following|something\s+like)"
+    r"[^.!?:\n]{0,40}:\s*$",
+    re.I,
+)
+_ASKS_OUTPUT = re.compile(
+    r"\b(?:output|outputs|print|prints|printed|display|displays|show|shows|look\s+like)\b", re.I
 )
 
 

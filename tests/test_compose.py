@@ -2616,3 +2616,35 @@ def test_a_window_cut_right_after_a_fence_line_keeps_no_empty_code_block():
     assert all("```rust\n…\n```" not in w for w in windows)
     assert all(w.count("```") % 2 == 0 for w in windows)
     assert any("let spaces_" in w and w.endswith("…\n```") for w in windows)
+
+
+RUST_SHADOWING = """You can declare a new variable with the same name as a previous variable.
+Rustaceans say that the first variable is shadowed by the second, which means that the second
+variable is what the compiler will see when you use the name of the variable.
+
+```rust
+fn main() {
+    let x = 5;
+    let x = x + 1;
+    println!("The value of x is: {x}");
+}
+```
+
+When we run this program, it will output the following:
+
+```console
+The value of x is: 6
+```"""
+
+
+def test_a_sentence_announcing_what_a_program_prints_answers_only_what_it_prints():
+    """The Rust book's "Shadowing" section: "When we run this program, it will output the
+    following:" holds none of the asked words, and on its heading's word and the dense model it led
+    "What is shadowing?". It introduces what a program prints: it answers what the program prints,
+    nothing else."""
+    pool = [evidence("/ch03-01.html#shadowing", "Variables and Mutability", "Shadowing", RUST_SHADOWING)]
+    near = cosines({"When we run this program": 0.75, "Rustaceans say": 0.55}, rest=0.45)
+    text = rendered(compose(query("What is shadowing?"), pool, relevance=near))
+    assert text.startswith("Rustaceans say that the"), text
+    text = rendered(compose(query("What does this program print?"), pool, relevance=near))
+    assert "The value of x is: 6" in text, text
