@@ -269,13 +269,15 @@ def _section_text(content: str, start: int, end: int, focus: int | None = None, 
         if "\n" in piece[-300:]:
             piece = piece[: piece.rindex("\n")]
         fences = list(_FENCE_LINE.finditer(piece))
-        line_end = piece.find("\n", fences[-1].start()) if len(fences) % 2 else 0
-        if len(fences) % 2 and (line_end < 0 or not piece[line_end:].strip()):
-            # Cut right after its fence line: none of its code is kept, and "```rust\n…\n```"
-            # is an empty block (it led the Rust book's "What is shadowing?").
-            piece = piece[: fences[-1].start()].rstrip()
-        elif len(fences) % 2:
-            piece = piece.rstrip() + "\n…\n```"
+        if len(fences) % 2:  # still inside one (the trimmed line was not its fence)
+            opened = fences[-1].start()
+            line_end = piece.find("\n", opened)
+            if line_end < 0 or not piece[line_end:].strip():
+                # Cut right after its fence line: none of its code is kept, and "```rust\n…\n```"
+                # is an empty block (it led the Rust book's "What is shadowing?").
+                piece = piece[:opened].rstrip()
+            else:
+                piece = piece.rstrip() + "\n…\n```"
     if begin > 0 and piece.startswith("|"):
         piece = _table_head(text[:begin]) + piece
     return piece

@@ -904,8 +904,7 @@ def is_changelog(title: str, headings, url: str = "") -> bool:
     name = url.rstrip("/").rpartition("/")[2]
     if _RELEASE_FOLDER.search(url) and (_RELEASE_HEADING.search(name) or _RELEASE_HEADING.search(title)):
         return True
-    sections = [h.text for h in headings if h.level >= 2]
-    sections = [_SECTION_NUMBER.sub("", text) for text in sections]
+    sections = [_SECTION_NUMBER.sub("", h.text) for h in headings if h.level >= 2]
     releases = sum(1 for text in sections if len(text.split()) <= 6 and _RELEASE_HEADING.search(text))
     if _CHANGELOG.search(title):
         # One release's notes name it in the title ("Major changes in 5.0", "What's new in 3.2").
