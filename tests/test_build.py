@@ -624,6 +624,12 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     (site / "numbered-history.html").write_text(
         page("5. History", [f"5.{n}. {r}" for n, r in enumerate(releases, 1)])
     )
+    # Behave's "Noteworthy in Version 1.2.6" ("new_and_noteworthy_v1.2.6.html"): one release's notes,
+    # whose sections are its features; "Noteworthy" names nothing without a release.
+    (site / "new_and_noteworthy_v1.2.6.html").write_text(
+        page("Noteworthy in Version 1.2.6", ["Scenario Outline Improvements", "Active Tags", "Fixtures"])
+    )
+    (site / "noteworthy.html").write_text(page("Noteworthy patterns", ["Layout", "Naming", "Fixtures"]))
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
     assert kinds["/guide.html"] == "page" and kinds["/numbered-history.html"] == "changelog"
@@ -635,3 +641,4 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
         kinds["/releases/v6.0.0.html"] == "changelog" and kinds["/announce/release-2.9.0.html"] == "changelog"
     )
     assert kinds["/announce/policy.html"] == "page" and kinds["/migrate-2.0.html"] == "page"
+    assert kinds["/new_and_noteworthy_v1.2.6.html"] == "changelog" and kinds["/noteworthy.html"] == "page"
