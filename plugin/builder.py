@@ -904,7 +904,10 @@ def is_changelog(title: str, headings, url: str = "") -> bool:
     name = url.rstrip("/").rpartition("/")[2]
     if _RELEASE_FOLDER.search(url) and (_RELEASE_HEADING.search(name) or _RELEASE_HEADING.search(title)):
         return True
-    sections = [_SECTION_NUMBER.sub("", h.text) for h in headings if h.level >= 2]
+    # The page's sections: its headings after its title. A page whose title is its only `h1` has
+    # them below; docutils' rst2html writes each top section as an `h1` of its own (lxml's
+    # changelog: "lxml changelog", then "4.9.2 (2022-12-13)" and the other releases, each an `h1`).
+    sections = [_SECTION_NUMBER.sub("", h.text) for at, h in enumerate(headings) if h.level >= 2 or at > 0]
     releases = sum(1 for text in sections if len(text.split()) <= 6 and _RELEASE_HEADING.search(text))
     if _CHANGELOG.search(title):
         # One release's notes name it in the title ("Major changes in 5.0", "What's new in 3.2").

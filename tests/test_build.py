@@ -630,6 +630,15 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
         page("Noteworthy in Version 1.2.6", ["Scenario Outline Improvements", "Active Tags", "Fixtures"])
     )
     (site / "noteworthy.html").write_text(page("Noteworthy patterns", ["Layout", "Naming", "Fixtures"]))
+    # docutils' rst2html writes each top section as an `h1` (lxml's "lxml changelog", then
+    # "4.9.2 (2022-12-13)" with "Bugs fixed" and "Other changes" below it, and so on).
+    notes = "".join(
+        f"<h1>{r}</h1><h2>Bugs fixed</h2><p>The gizmo scheduler fix.</p><h2>Other changes</h2><p>Docs.</p>"
+        for r in releases
+    )
+    (site / "changes-1.6.0.html").write_text(
+        f"<html lang='en'><head><title>Gizmo changelog</title></head><body><h1>Gizmo changelog</h1>{notes}</body></html>"
+    )
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
     assert kinds["/guide.html"] == "page" and kinds["/numbered-history.html"] == "changelog"
@@ -642,3 +651,4 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     )
     assert kinds["/announce/policy.html"] == "page" and kinds["/migrate-2.0.html"] == "page"
     assert kinds["/new_and_noteworthy_v1.2.6.html"] == "changelog" and kinds["/noteworthy.html"] == "page"
+    assert kinds["/changes-1.6.0.html"] == "changelog"
