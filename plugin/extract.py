@@ -149,6 +149,12 @@ BOILERPLATE = ", ".join(
         # one after every keyword it names ("crl-file" then "This keyword is available in
         # sections : Bind options, Server and default-server options"), inside its sentences.
         ".dropdown-menu",
+        # A site menu in the content's own container, not in a <nav> (lxml's pages: a
+        # `div.sidemenu` of every page's link, then the title, inside the `div.document`).
+        "#sidemenu",
+        "[class~=sidemenu]",
+        "#menu",
+        "[class~=menu]",
         "#askdocs-widget",
         "[data-askdocs]",
     ]

@@ -953,3 +953,23 @@ def test_a_dropdown_menu_inside_a_sentence_is_not_its_text():
     assert "This keyword is available" not in page.content, page.content
     assert "Process management and security" not in page.content, page.content
     assert "gid" in page.content and "health checks on a server" in page.content, page.content
+
+
+def test_a_site_menu_inside_the_content_container_is_not_content():
+    """lxml's pages (docutils, its own template) hold the whole site's menu in a `div.sidemenu`
+    inside the `div.document` that is their content, before the title: every page read "Menu",
+    "Like the tool? Help making it better!" and a list of every page's sections, which lxml's CSS
+    selector question then matched on its menu entry "lxml.cssselect"."""
+    menu = "".join(f'<li class="menu item"><a href="page{i}.html#s">Section {i}</a></li>' for i in range(12))
+    html = f"""<html><head><title>lxml.cssselect</title></head><body><div class="document" id="lxml-cssselect">
+<div class="sidemenu" id="sidemenu"><div class="menutrigger" onclick="trigger_menu(event)">Menu</div>
+<div class="menu"><div class="banner"><a href="index.html#support">Like the tool? Help making it better!</a></div>
+<ul id="lxml-section"><li><span class="section title">lxml</span><ul class="menu foreign">{menu}</ul></li></ul></div></div>
+<h1 class="title">lxml.cssselect</h1>
+<p>lxml supports a number of interesting languages for tree traversal and element selection.</p>
+<p>The newest child of this family is CSS selection, made available by the lxml.cssselect module.</p>
+</div></body></html>"""
+    page = extract(html, "/cssselect.html")
+    assert "Menu" not in page.content and "Like the tool" not in page.content, page.content
+    assert "Section 3" not in page.content, page.content
+    assert page.content.startswith("# lxml.cssselect") and "CSS selection, made available" in page.content
