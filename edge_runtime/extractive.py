@@ -240,6 +240,19 @@ QUANTITY_PENALTY = 0.5
 # agent?"; a file name above its code, a release's date under its heading): the heading's words
 # speak for it, but it leads only when it is what is asked (a default, an amount, a date).
 BARE_WORDS = 3
+# ... and a unit of one to three bare words (no punctuation, no name) labels what follows it even
+# under a heading that names the asked token: Sphinx's field names ("Parameters", "Return type",
+# "Raises") led Kombu's "What is SimpleQueue?" on the heading's name and its embedding alone.
+_FIELD_LABEL = re.compile(r"[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,2}")
+# Asked what a named thing is ("What is SimpleQueue?"), the first sentence of the section headed
+# by its name is its definition (a docstring's summary line: "Simple persistent queue API."),
+# not the parameters listed after it.
+_ASKS_DEFINITION = re.compile(
+    r"^\W*(?:what\s+(?:is|are)|qu[eé]\s+(?:es|son))\s+(?:an?\s+|the\s+|el\s+|la\s+)?"
+    r"(?P<name>[^\s?]+)\W*$",
+    re.I,
+)
+SUMMARY_WEIGHT = 1.5
 _WORD = re.compile(r"\w+")
 _YES_NO = re.compile(r"(yes|no|s[ií])\b", re.I)
 _ASKS_WHEN = re.compile(r"\b(when|what\s+date|which\s+date|cu[aá]ndo|qu[eé]\s+fecha)\b", re.I)
@@ -266,6 +279,14 @@ SHORT_SECTION_CODE = 2
 # A changelog line names a thing ("Added `raise_app_exceptions`"); the page that documents it
 # explains it. Unless the question is about versions or changes, the explanation answers.
 CHANGELOG_WEIGHT = 0.6
+# ... and so does a section headed by a release alone ("Version 1.3", "v2.6.2", "1.0.3 (2020-01-01)",
+# "2.5.0b1 - 2024-03-01") on a page of another kind: Blinker's one-page manual ends with its
+# changes, whose "Previously, weak references were held in the mapping" led "Are receivers held with
+# weak references?".
+_RELEASE_SECTION = re.compile(
+    r"(?:(?:version|release|versi[oó]n)\s+)?v?\d+\.\d+(?:\.\d+)*[a-z]*\d*(?:\s*\([^()]{0,40}\)|\s+[-–—]\s+[^\s]{1,30})?\s*$",
+    re.I,
+)
 # A section headed by the opposite of an asked word ("Streaming Uploads" for "download a large
 # file"), and a sentence that says it: each weighs this much. No answer of the three dev columns
 # changed (96 of their questions hold such a word); Requests' "download a large file without
@@ -635,7 +656,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     pages_read = {e.page_url for e in pool}
     heading_share = [sum(weight[t] for t in h & key_terms) / total if total else 0.0 for h in headings]
     # Each section's heading and its page's title: what a paragraph repeating them says.
-    titled = [{_bare_words(e.heading), _bare_words(e.title)} for e in pool]
+    titled = [_titles(e) for e in pool]
+    summaries = _summaries(query, pool, units)
+    # A release's section of another page (a one-page manual's "Version 1.3") is release notes too.
+    releases = [bool(_RELEASE_SECTION.match(e.heading.rpartition("›")[2].strip())) for e in pool]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
@@ -676,6 +700,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         # 0.823, fact recall 0.718 -> 0.724; measured once after, held-out 0.845 -> 0.853 and
         # 0.688 -> 0.695, fresh 0.778 -> 0.773 and 0.598 -> 0.593 (DRF gained, Knot Resolver lost).
         score += named
+        if position in summaries:
+            score += SUMMARY_WEIGHT
         if source.kind == "faq":
             score += 0.3
             if other_question[unit.evidence]:
@@ -710,7 +736,9 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
-        if (
+        if unit.kind == "prose" and not matched and _FIELD_LABEL.fullmatch(unit.text.strip()):
+            score *= QUANTITY_PENALTY  # a field's name ("Parameters"): what follows it answers
+        elif (
             unit.kind == "prose"
             and not matched
             and not named
@@ -750,7 +778,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= OVERVIEW_WEIGHT
         if unit.kind == "prose" and (said := _bare_words(unit.text)) and said in titled[unit.evidence]:
             score *= HEADING_TEXT_WEIGHT
-        if source.page_kind == "changelog" and not query.temporal:
+        if (source.page_kind == "changelog" or releases[unit.evidence]) and not query.temporal:
             score *= CHANGELOG_WEIGHT
 
         score *= (0.55 + 0.45 * source.score) * (0.4 + 0.6 * coverage[unit.evidence])
@@ -780,6 +808,20 @@ _OUTPUT_INTRO = re.compile(
 # create a trigger?", "How do I use JSON functions?" ("JSON Functions And Operators").
 HEADING_TEXT_WEIGHT = 0.2
 _NOT_WORD = re.compile(r"[\W_]+")
+
+
+_PLAIN_NAME = re.compile(r"[a-z]+")
+
+
+def _titles(evidence: Evidence) -> set[str]:
+    """What a paragraph only repeating says (`_bare_words`): its section's heading, its page's title,
+    and the name its heading ends with (an API entry's attribute alone on its line: "config" under
+    "behave.runner.Context.config" led "How do I configure behave in a configuration file?")."""
+    name = evidence.heading.rpartition("›")[2].strip().rpartition(".")[2]
+    titles = {_bare_words(evidence.heading), _bare_words(evidence.title)}
+    # A name that is a word of the language only: "PYTEST_DISABLE_PLUGIN_AUTOLOAD" or
+    # "empty_parameter_set_mark" alone on its line is the answer to which setting does it.
+    return titles | {name} if _PLAIN_NAME.fullmatch(name) else titles
 
 
 def _bare_words(text: str) -> str:
@@ -855,6 +897,32 @@ def _points_to_read(
 
 def _heading(evidence: Evidence) -> str:
     return evidence.heading.split(" › ")[-1]
+
+
+def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
+    """Asked what a named thing is: the positions of the units that open a section headed by its
+    name (the first prose that is not the signature nor a field's name)."""
+    asked = _ASKS_DEFINITION.match(query.message)
+    if asked is None:
+        return set()
+    name = asked.group("name").lower()
+    tokens = [t for t in query.identifiers if mentions(name, t)]
+    headed = {
+        i
+        for i, e in enumerate(pool)
+        if any(mentions(e.heading.rpartition("›")[2].lower(), t) for t in tokens)
+    }
+    first: dict[int, int] = {}
+    for position, unit in enumerate(units):
+        if (
+            unit.evidence in headed
+            and unit.kind == "prose"
+            and not _SIGNATURE.fullmatch(unit.text)
+            and not _FIELD_LABEL.fullmatch(unit.text.strip())
+            and (unit.evidence not in first or unit.order < units[first[unit.evidence]].order)
+        ):
+            first[unit.evidence] = position
+    return set(first.values())
 
 
 def _relevance_text(pool, unit: Unit) -> str:

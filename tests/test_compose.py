@@ -28,6 +28,7 @@ from askdocs.edge_runtime.extractive import (
     _relevance_text,
     _restates,
     _signpost,
+    _summaries,
     _terms,
     _units,
     asks,
@@ -2648,3 +2649,97 @@ def test_a_sentence_announcing_what_a_program_prints_answers_only_what_it_prints
     assert text.startswith("Rustaceans say that the"), text
     text = rendered(compose(query("What does this program print?"), pool, relevance=near))
     assert "The value of x is: 6" in text, text
+
+
+SIMPLE_QUEUE = "\n\n".join(
+    [
+        "SimpleQueue(name, no_ack=None, queue_opts=None, queue_args=None, exchange_opts=None, channel=None)",
+        "Simple persistent queue API.",
+        "Create new `SimpleQueue`, using a channel from this connection.",
+        "Parameters",
+        "- **name** (str) – Name of the queue/or a queue.\n"
+        "- **no_ack** (bool) – Disable acknowledgments. Default is false.\n"
+        "- **channel** (ChannelT) – Custom channel to use. If not specified the connection default "
+        "channel is used.",
+    ]
+)
+
+
+def test_a_fields_name_is_no_answer_and_a_name_is_defined_where_its_section_opens():
+    """Kombu's reference: "What is SimpleQueue?" led with "Parameters" (Sphinx's field name, which
+    the heading's name and the dense model rated highest), then would have led with a parameter.
+    A field's name labels what follows it; asked what a named thing is, the first sentence of the
+    section headed by its name (a docstring's summary line) defines it."""
+    pool = [
+        evidence(
+            "/reference/kombu.html#kombu.Connection.SimpleQueue",
+            "Kombu",
+            "Connection › SimpleQueue",
+            SIMPLE_QUEUE,
+        )
+    ]
+    # As the dense model rated them: the field's name first, the parameters above the summary.
+    near = cosines(
+        {"Parameters": 0.7, "**channel**": 0.62, "**name**": 0.6, "Simple persistent": 0.58}, rest=0.5
+    )
+    text = rendered(compose(query("What is SimpleQueue?"), pool, relevance=near))
+    assert text.startswith("Simple persistent queue API."), text
+    # Asked how to do something, the summary has no claim of its own.
+    assert not _summaries(query("How do I use SimpleQueue?"), pool, _units(0, pool[0]))
+
+
+def test_a_line_that_only_names_its_api_entry_says_nothing():
+    """Behave's reference writes an attribute's name alone on a line under its entry ("config"
+    under "behave.runner.Context.config"): it holds the asked word and led "How do I configure
+    behave in a configuration file?"; so did "table_pagination" for django-tables2's "How do I
+    paginate a table?". It repeats the heading's name, as a paragraph repeating the heading does."""
+    pool = [
+        evidence(
+            "/api.html#behave.runner.Context.config",
+            "Behave API Reference",
+            "Runner › behave.runner.Context.config",
+            "config\n\nThe configuration of behave as determined by configuration files and "
+            "command-line options.",
+        )
+    ]
+    near = cosines({"config: config": 0.7, "The configuration": 0.6}, rest=0.5)
+    # As telling as the site's words are: "behave" is on every page, "configuration" on few.
+    weights = {"configur": 2.0, "behav": 0.1, "file": 0.5}
+    text = rendered(
+        compose(query("How do I configure behave in a configuration file?"), pool, weights, relevance=near)
+    )
+    assert text.startswith("The configuration of behave"), text
+
+
+def test_a_release_section_of_a_page_of_another_kind_is_release_notes():
+    """Blinker's manual is one page that ends with its changes: the "Version 1.3" section's
+    "Previously, weak references were held in the mapping" led "Are receivers held with weak
+    references?" over the reference's own sentence. A section headed by a release alone weighs as
+    a changelog page's does unless the question asks about versions or changes."""
+    pool = [
+        evidence(
+            "/#version-1-3",
+            "Blinker Documentation",
+            "Blinker Documentation › Version 1.3",
+            "- The global signal stash is now backed by a regular dictionary. Previously, weak references "
+            "were held in the mapping and code could behave by import order.",
+        ),
+        evidence(
+            "/#blinker.base.Signal.connect",
+            "Blinker Documentation",
+            "API › blinker.base.Signal.connect",
+            "- **weak** – If true, the Signal will hold a weak reference to receiver and automatically "
+            "disconnect when receiver goes out of scope. Defaults to True.",
+            score=0.9,
+            index=1,
+        ),
+    ]
+    text = rendered(compose(query("Are receivers held with weak references?"), pool))
+    assert "If true, the Signal will hold a weak reference" in text.partition("\n")[0], text
+    versioned = query("Which version changed how weak references are held?")
+    assert releases_weigh(versioned, pool)
+
+
+def releases_weigh(ask, pool) -> bool:
+    """Asked about versions, the release section leads."""
+    return rendered(compose(ask, pool)).startswith("- The global signal stash")
