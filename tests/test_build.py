@@ -637,7 +637,8 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
         for r in releases
     )
     (site / "changes-1.6.0.html").write_text(
-        f"<html lang='en'><head><title>Gizmo changelog</title></head><body><h1>Gizmo changelog</h1>{notes}</body></html>"
+        "<html lang='en'><head><title>Gizmo changelog</title></head>"
+        f"<body><h1>Gizmo changelog</h1>{notes}</body></html>"
     )
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}

@@ -961,10 +961,13 @@ def test_a_site_menu_inside_the_content_container_is_not_content():
     "Like the tool? Help making it better!" and a list of every page's sections, which lxml's CSS
     selector question then matched on its menu entry "lxml.cssselect"."""
     menu = "".join(f'<li class="menu item"><a href="page{i}.html#s">Section {i}</a></li>' for i in range(12))
-    html = f"""<html><head><title>lxml.cssselect</title></head><body><div class="document" id="lxml-cssselect">
+    html = f"""<html><head><title>lxml.cssselect</title></head><body>
+<div class="document" id="lxml-cssselect">
 <div class="sidemenu" id="sidemenu"><div class="menutrigger" onclick="trigger_menu(event)">Menu</div>
-<div class="menu"><div class="banner"><a href="index.html#support">Like the tool? Help making it better!</a></div>
-<ul id="lxml-section"><li><span class="section title">lxml</span><ul class="menu foreign">{menu}</ul></li></ul></div></div>
+<div class="menu"><div class="banner">
+<a href="index.html#support">Like the tool? Help making it better!</a></div>
+<ul id="lxml-section"><li><span class="section title">lxml</span>
+<ul class="menu foreign">{menu}</ul></li></ul></div></div>
 <h1 class="title">lxml.cssselect</h1>
 <p>lxml supports a number of interesting languages for tree traversal and element selection.</p>
 <p>The newest child of this family is CSS selection, made available by the lxml.cssselect module.</p>
