@@ -184,7 +184,8 @@ def fused_candidates(
     text, loc = query.text, query.locale
     outcome = SearchOutcome(query, [], [])
     candidates: dict[ChunkRef, Hit] = {}
-    lexical_hits = _lexical(scope, query.lexical_text, loc, weights.candidates)
+    kept: dict[tuple, ChunkRef] = {}  # each text's copy on its page that the retrievers rank
+    lexical_hits = _distinct(scope.corpus, _lexical(scope, query.lexical_text, loc, weights.candidates), kept)
     for rank, (ref, score, matched) in enumerate(lexical_hits):
         hit = candidates.setdefault(ref, Hit(ref, 0.0))
         hit.lexical_rank, hit.lexical_score, hit.matched = rank, score, matched
@@ -196,6 +197,7 @@ def fused_candidates(
         try:
             vector = embedder.vector(text, loc)
             dense, counts = _dense(scope, vector, loc, weights.candidates)
+            dense = _distinct(scope.corpus, dense, kept)
             if counts[0] < background.MIN_OWN_PASSAGES:  # too few to say what ordinary is
                 extra = background.moments(embedder.embedder_for(loc), vector, loc)
                 counts = tuple(a + b for a, b in zip(counts, extra, strict=True))
@@ -216,6 +218,27 @@ def fused_candidates(
         ranks = (hit.lexical_rank, hit.dense_rank, exact.get(ref))
         hit.fused = sum(1.0 / (kk + rank + 1) for rank in ranks if rank is not None)
     return outcome, _order(candidates.values(), weights.stage), vector
+
+
+def _distinct(corpus: Corpus, ranked: list[tuple], kept: dict[tuple, ChunkRef]) -> list[tuple]:
+    """One retriever's list (each item's first field its chunk) without the chunks whose text
+    repeats one ranked above on the same page: Sphinx documents an inherited method again under
+    every class (lxml's `findtext` under each of objectify's twenty element classes, a quarter of
+    its chunks), and the copies took every rank of both lists, above the tutorial that answers. A
+    text the other retriever ranked already is ranked as that copy (`kept`: (set, page, text) ->
+    its chunk), one hit. The same text on another page stays: which page tells it best (a guide,
+    a reference, a deprecated module's copy) is the later stages' to say."""
+    seen: set[tuple] = set()
+    out = []
+    for item in ranked:
+        ref = item[0]
+        key = (ref.set, corpus.chunk(ref).page, corpus.text(ref))
+        if key in seen:
+            continue
+        seen.add(key)
+        kept_ref = kept.setdefault(key, ref)
+        out.append(item if kept_ref == ref else (kept_ref, *item[1:]))
+    return out
 
 
 def _exact_ranks(corpus: Corpus, candidates: dict[ChunkRef, Hit], query: Query) -> dict[ChunkRef, int]:

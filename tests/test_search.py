@@ -915,3 +915,61 @@ def test_the_page_that_explains_a_name_comes_before_the_release_note_that_names_
     pool = pool_candidates(ranked[: fused.pool])
     assert all(row["changelog_named"] == 0.0 for row in rerank.features(public_scope, query, pool, vector))
     assert pages(corpus, search(public_scope, embedder, asked, "en", 10))[0] == "/release-notes/"
+
+
+def test_a_text_documented_again_under_every_class_takes_one_rank(tmp_path, multilingual_info):
+    """Sphinx documents an inherited method again under every class that inherits it: lxml's
+    `findtext` under each of objectify's element classes (a quarter of its chunks repeat one
+    another). The copies took every rank of both retrievers for "How do I get all the text inside
+    an element?", above the tutorial that answers it. Each retriever ranks one copy of a text."""
+    from askdocs.edge_runtime.corpus import load_corpus
+    from askdocs.edge_runtime.scope import Reader, make_scope
+    from askdocs.plugin.builder import BuildOptions
+    from askdocs.plugin.sitedir import build_site
+
+    # Each entry long enough to be a chunk of its own, as each of lxml's is.
+    more = " ".join(f"Keyword {n} is passed on to the parser of the subtree unchanged." for n in range(30))
+    entry = (
+        '<dl class="py method"><dt class="sig sig-object py" id="lxml.objectify.{cls}.findtext">'
+        "findtext(self, path, default=None, namespaces=None)</dt><dd><p>Finds text for the first "
+        "matching subelement, by tag name or path. {more}</p></dd></dl>"
+        '<dl class="py method"><dt class="sig sig-object py" id="lxml.objectify.{cls}.getchildren">'
+        "getchildren(self)</dt><dd><p>Returns all direct children of the element. The text inside "
+        "them is not included. {more}</p></dd></dl>"
+    )
+    classes = [f"{kind}Element" for kind in ("Float", "String", "Bool", "None", "Number", "Int", "Tree")]
+    reference = "<h1>lxml.objectify</h1>" + "".join(
+        f'<h2 id="lxml.objectify.{cls}">lxml.objectify.{cls}</h2><p>The {cls} class. {more}</p>'
+        + entry.format(cls=cls, more=more)
+        for cls in classes
+    )
+    tutorial = (
+        "<h1>The lxml.etree Tutorial</h1><h2 id='elements-contain-text'>Elements contain text</h2>"
+        "<p>Elements can contain text. To read every piece of text of a subtree, in document "
+        "order, call <code>itertext()</code>; <code>tostring(root, method='text')</code> joins it "
+        "into one string.</p><h2 id='parsing'>Parsing</h2><p>The parse() function reads a file.</p>"
+    )
+    site = tmp_path / "site"
+    for rel, title, body in (
+        ("objectify.html", "lxml.objectify", reference),
+        ("tutorial.html", "Tutorial", tutorial),
+    ):
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(
+            f'<!doctype html><html lang="en"><head><title>{title}</title></head>'
+            f"<body><main>{body}</main></body></html>"
+        )
+    build_site(BuildOptions(site_dir=site, default_locale="en", progress=False, llms_txt=False))
+    corpus, embedder = load_corpus(str(site / "_askdocs"), None)
+    scope = make_scope(corpus, Reader.public())
+    query = search_query_for("How do I get all the text inside an element?", "en", scope)
+    outcome, ranked, _ = fused_candidates(scope, embedder, query, ANSWER_WEIGHTS)
+    texts = [corpus.text(hit.ref) for hit in ranked]
+    assert len(texts) == len(set(texts)), "a repeated text took two ranks"
+    for rank in ("lexical_rank", "dense_rank"):
+        ranks = sorted(getattr(h, rank) for h in ranked if getattr(h, rank) is not None)
+        assert ranks == list(range(len(ranks))), (rank, ranks)  # no rank left to a dropped copy
+    top = [
+        corpus.chunk_page(h.ref).url for h in hybrid_search(scope, embedder, query, 3, ANSWER_WEIGHTS).hits
+    ]
+    assert "/tutorial.html" in top, top
