@@ -223,11 +223,12 @@ def fused_candidates(
 def _distinct(corpus: Corpus, ranked: list[tuple], kept: dict[tuple, ChunkRef]) -> list[tuple]:
     """One retriever's list (each item's first field its chunk) without the chunks whose text
     repeats one ranked above on the same page: Sphinx documents an inherited method again under
-    every class (lxml's `findtext` under each of objectify's twenty element classes, a quarter of
-    its chunks), and the copies took every rank of both lists, above the tutorial that answers. A
-    text the other retriever ranked already is ranked as that copy (`kept`: (set, page, text) ->
-    its chunk), one hit. The same text on another page stays: which page tells it best (a guide,
-    a reference, a deprecated module's copy) is the later stages' to say."""
+    every class (lxml's `findtext` under each of objectify's element classes: a fifth of its
+    chunks repeat another on their page), and the copies took every rank of both lists, above
+    the tutorial that answers. A text the other retriever ranked already is ranked as that copy
+    (`kept`: (set, page, text) -> its chunk), one hit. The same text on another page stays:
+    which page tells it best (a guide, a reference, a deprecated module's copy) is the later
+    stages' to say."""
     seen: set[tuple] = set()
     out = []
     for item in ranked:

@@ -919,7 +919,7 @@ def test_the_page_that_explains_a_name_comes_before_the_release_note_that_names_
 
 def test_a_text_documented_again_under_every_class_takes_one_rank(tmp_path, multilingual_info):
     """Sphinx documents an inherited method again under every class that inherits it: lxml's
-    `findtext` under each of objectify's element classes (a quarter of its chunks repeat one
+    `findtext` under each of objectify's element classes (a fifth of its chunks repeat one
     another). The copies took every rank of both retrievers for "How do I get all the text inside
     an element?", above the tutorial that answers it. Each retriever ranks one copy of a text."""
     from askdocs.edge_runtime.corpus import load_corpus
