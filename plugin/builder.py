@@ -874,7 +874,8 @@ def _chunk_hash(model_sha: str, text: str) -> str:
 
 
 _CHANGELOG = re.compile(
-    r"\b(change ?log|changes|release notes?|what'?s new|(?:new and )?noteworthy|history of changes|novedades|"
+    r"\b(change ?log|changes|release notes?|what'?s new|new and noteworthy|"
+    r"noteworthy in (?:version |release )?v?\d|history of changes|novedades|"
     r"notas de (la )?versi[oó]n|historial de cambios|registro de cambios)\b",
     re.I,
 )

@@ -630,6 +630,7 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
         page("Noteworthy in Version 1.2.6", ["Scenario Outline Improvements", "Active Tags", "Fixtures"])
     )
     (site / "noteworthy.html").write_text(page("Noteworthy patterns", ["Layout", "Naming", "Fixtures"]))
+    (site / "tips.html").write_text(page("Noteworthy tips", ["Layout", "Naming"]))
     # docutils' rst2html writes each top section as an `h1` (lxml's "lxml changelog", then
     # "4.9.2 (2022-12-13)" with "Bugs fixed" and "Other changes" below it, and so on).
     notes = "".join(
@@ -652,4 +653,5 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     )
     assert kinds["/announce/policy.html"] == "page" and kinds["/migrate-2.0.html"] == "page"
     assert kinds["/new_and_noteworthy_v1.2.6.html"] == "changelog" and kinds["/noteworthy.html"] == "page"
+    assert kinds["/tips.html"] == "page"  # two sections, no release named: "noteworthy" alone says nothing
     assert kinds["/changes-1.6.0.html"] == "changelog"
