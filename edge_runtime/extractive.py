@@ -249,10 +249,13 @@ _FIELD_LABEL = re.compile(r"[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,2}")
 # not the parameters listed after it.
 _ASKS_DEFINITION = re.compile(
     r"^\W*(?:what\s+(?:is|are)|qu[eé]\s+(?:es|son))\s+(?:an?\s+|the\s+|el\s+|la\s+)?"
-    r"(?P<name>[^\s?]+)\W*$",
+    r"(?P<name>[^\s?]+)(?:\s+(?:for|used\s+for))?\W*$"
+    r"|^\W*what\s+does\s+(?:an?\s+|the\s+)?(?P<does>[^\s?]+)\s+do\W*$"
+    r"|^\W*qu[eé]\s+hace\s+(?:el\s+|la\s+)?(?P<hace>[^\s?]+)\W*$",
     re.I,
 )
 SUMMARY_WEIGHT = 1.5
+_BASES = re.compile(r"Bases:\s")  # Sphinx's line naming a class's bases, before its summary
 _WORD = re.compile(r"\w+")
 _YES_NO = re.compile(r"(yes|no|s[ií])\b", re.I)
 _ASKS_WHEN = re.compile(r"\b(when|what\s+date|which\s+date|cu[aá]ndo|qu[eé]\s+fecha)\b", re.I)
@@ -905,7 +908,7 @@ def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
     asked = _ASKS_DEFINITION.match(query.message)
     if asked is None:
         return set()
-    name = asked.group("name").lower()
+    name = (asked.group("name") or asked.group("does") or asked.group("hace")).lower()
     tokens = [t for t in query.identifiers if mentions(name, t)]
     headed = {
         i
@@ -919,6 +922,8 @@ def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
             and unit.kind == "prose"
             and not _SIGNATURE.fullmatch(unit.text)
             and not _FIELD_LABEL.fullmatch(unit.text.strip())
+            and not _BASES.match(unit.text)
+            and not _VERSION_NOTE.match(unit.text)
             and (unit.evidence not in first or unit.order < units[first[unit.evidence]].order)
         ):
             first[unit.evidence] = position

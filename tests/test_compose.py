@@ -2654,6 +2654,7 @@ def test_a_sentence_announcing_what_a_program_prints_answers_only_what_it_prints
 SIMPLE_QUEUE = "\n\n".join(
     [
         "SimpleQueue(name, no_ack=None, queue_opts=None, queue_args=None, exchange_opts=None, channel=None)",
+        "Bases: `kombu.simple.SimpleBase`",
         "Simple persistent queue API.",
         "Create new `SimpleQueue`, using a channel from this connection.",
         "Parameters",
@@ -2669,7 +2670,8 @@ def test_a_fields_name_is_no_answer_and_a_name_is_defined_where_its_section_open
     """Kombu's reference: "What is SimpleQueue?" led with "Parameters" (Sphinx's field name, which
     the heading's name and the dense model rated highest), then would have led with a parameter.
     A field's name labels what follows it; asked what a named thing is, the first sentence of the
-    section headed by its name (a docstring's summary line) defines it."""
+    section headed by its name (a docstring's summary line, not Sphinx's "Bases:" line) defines it;
+    so asked what it does or what it is for."""
     pool = [
         evidence(
             "/reference/kombu.html#kombu.Connection.SimpleQueue",
@@ -2682,8 +2684,14 @@ def test_a_fields_name_is_no_answer_and_a_name_is_defined_where_its_section_open
     near = cosines(
         {"Parameters": 0.7, "**channel**": 0.62, "**name**": 0.6, "Simple persistent": 0.58}, rest=0.5
     )
-    text = rendered(compose(query("What is SimpleQueue?"), pool, relevance=near))
-    assert text.startswith("Simple persistent queue API."), text
+    for asked in ("What is SimpleQueue?", "What does SimpleQueue do?", "what is SimpleQueue for?"):
+        text = rendered(compose(query(asked), pool, relevance=near))
+        assert text.startswith("Simple persistent queue API."), (asked, text)
+    # Sphinx's "Bases:" line before a class's summary is not its summary.
+    assert [
+        _units(0, pool[0])[i].text
+        for i in _summaries(query("What is SimpleQueue?"), pool, _units(0, pool[0]))
+    ] == ["Simple persistent queue API."]
     # Asked how to do something, the summary has no claim of its own.
     assert not _summaries(query("How do I use SimpleQueue?"), pool, _units(0, pool[0]))
 
