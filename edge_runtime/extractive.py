@@ -1077,7 +1077,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         if _announces(unit):
             group.support += _continuation(same[same.index(unit) + 1 :])
             break
-    if words < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
+    if words < CONTEXT_WORDS // 3 and at > 0 and _frames(same, at - 1):
         group.support.insert(0, same[at - 1])
     return group
 
@@ -1101,9 +1101,20 @@ def _rest_of_cut(sentence: Unit, after: list[Unit]) -> list[Unit]:
 def _framing(same: list[Unit], at: int) -> list[Unit]:
     """The sentence before `same[at]` when that one is too short to say what it is about alone
     ("Never do things like this:", "For example, the units of")."""
-    if len(same[at].text.split()) < CONTEXT_WORDS // 3 and at > 0 and same[at - 1].kind == "prose":
+    if len(same[at].text.split()) < CONTEXT_WORDS // 3 and at > 0 and _frames(same, at - 1):
         return [same[at - 1]]
     return []
+
+
+def _frames(same: list[Unit | None], at: int) -> bool:
+    """Whether `same[at]` can say what the unit after it is about: prose, not a field's name
+    ("Raises") nor the value of one ("See `coerce_seconds()`." under humanfriendly's "Raise",
+    which framed the "Some examples:" after it)."""
+    unit = same[at]
+    if unit.kind != "prose" or _FIELD_LABEL.fullmatch(unit.text.strip()):
+        return False
+    before = same[at - 1] if at > 0 else None
+    return not (before is not None and before.kind == "prose" and _FIELD_LABEL.fullmatch(before.text.strip()))
 
 
 def _answering_as_well(lead: Unit, others: list[Unit], limit: int, ratio: float = ROW_RATIO) -> list[Unit]:
@@ -1507,8 +1518,8 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
             prose = {u.order: u for u in group.support if u.kind == "prose" and not _LIST_ITEM.match(u.text)}
             opening = [intro]
             while len(opening) < 3 and (previous := prose.get(opening[0].order - 1)) is not None:
-                if _announces(previous):
-                    break  # it announces something else
+                if _announces(previous) or not _frames([prose.get(previous.order - 1), previous], 1):
+                    break  # it announces something else, or is a field's name or value ("Raises")
                 opening.insert(0, previous)
             parts.append(Part("lead", " ".join(u.text for u in opening), source.url))
             taken = {id(u) for u in opening}

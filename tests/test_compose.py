@@ -25,6 +25,7 @@ from askdocs.edge_runtime.extractive import (
     _PATH,
     _POINTER,
     _abbreviating,
+    _frames,
     _relevance_text,
     _restates,
     _signpost,
@@ -2751,3 +2752,43 @@ def test_a_release_section_of_a_page_of_another_kind_is_release_notes():
 def releases_weigh(ask, pool) -> bool:
     """Asked about versions, the release section leads."""
     return rendered(compose(ask, pool)).startswith("- The global signal stash")
+
+
+FORMAT_TIMESPAN = "\n\n".join(
+    [
+        "humanfriendly.format_timespan(num_seconds, detailed=False, max_units=3)",
+        "Format a timespan in seconds as a human readable string.",
+        "Parameters",
+        "- **num_seconds** – Any value accepted by `coerce_seconds()`.\n"
+        "- **max_units** – The maximum number of units to show in the formatted time span.",
+        "Returns",
+        "The formatted timespan as a string.",
+        "Raise",
+        "See `coerce_seconds()`.",
+        "Some examples:",
+        "```\n>>> from humanfriendly import format_timespan\n>>> format_timespan(60)\n'1 minute'\n```",
+    ]
+)
+
+
+def test_a_fields_name_and_value_do_not_frame_what_follows_them():
+    """humanfriendly's `format_timespan` entry: its examples led "How do I format a number of
+    seconds as a timespan?" after "Raise See `coerce_seconds()`. Some examples:", the sentences
+    before the code's intro read into it although they are the "Raise" field and its value."""
+    pool = [
+        evidence(
+            "/api.html#humanfriendly.format_timespan",
+            "API documentation",
+            "humanfriendly › humanfriendly.format_timespan",
+            FORMAT_TIMESPAN,
+        )
+    ]
+    # As the dense model rates them: the example first.
+    near = cosines({"format_timespan(60)": 0.8, "Format a timespan": 0.6}, rest=0.4)
+    text = rendered(
+        compose(query("How do I format a number of seconds as a timespan?"), pool, relevance=near)
+    )
+    assert text.startswith("Some examples:\n"), text
+    units = _units(0, pool[0])
+    at = next(i for i, u in enumerate(units) if u.text.startswith("See "))
+    assert not _frames(units, at) and not _frames(units, at - 1) and _frames(units, at + 1)
