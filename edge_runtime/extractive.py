@@ -662,7 +662,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     titled = [_titles(e) for e in pool]
     summaries = _summaries(query, pool, units)
     # A release's section of another page (a one-page manual's "Version 1.3") is release notes too.
-    releases = [bool(_RELEASE_SECTION.match(e.heading.rpartition("›")[2].strip())) for e in pool]
+    releases = [bool(_RELEASE_SECTION.match(_heading(e))) for e in pool]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
@@ -739,7 +739,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
-        if unit.kind == "prose" and not matched and _FIELD_LABEL.fullmatch(unit.text.strip()):
+        if not matched and _field_label(unit):
             score *= QUANTITY_PENALTY  # a field's name ("Parameters"): what follows it answers
         elif (
             unit.kind == "prose"
@@ -820,7 +820,7 @@ def _titles(evidence: Evidence) -> set[str]:
     """What a paragraph only repeating says (`_bare_words`): its section's heading, its page's title,
     and the name its heading ends with (an API entry's attribute alone on its line: "config" under
     "behave.runner.Context.config" led "How do I configure behave in a configuration file?")."""
-    name = evidence.heading.rpartition("›")[2].strip().rpartition(".")[2]
+    name = _heading(evidence).rpartition(".")[2]
     titles = {_bare_words(evidence.heading), _bare_words(evidence.title)}
     # A name that is a word of the language only: "PYTEST_DISABLE_PLUGIN_AUTOLOAD" or
     # "empty_parameter_set_mark" alone on its line is the answer to which setting does it.
@@ -910,18 +910,14 @@ def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
         return set()
     name = (asked.group("name") or asked.group("does") or asked.group("hace")).lower()
     tokens = [t for t in query.identifiers if mentions(name, t)]
-    headed = {
-        i
-        for i, e in enumerate(pool)
-        if any(mentions(e.heading.rpartition("›")[2].lower(), t) for t in tokens)
-    }
+    headed = {i for i, e in enumerate(pool) if any(mentions(_heading(e).lower(), t) for t in tokens)}
     first: dict[int, int] = {}
     for position, unit in enumerate(units):
         if (
             unit.evidence in headed
             and unit.kind == "prose"
             and not _SIGNATURE.fullmatch(unit.text)
-            and not _FIELD_LABEL.fullmatch(unit.text.strip())
+            and not _field_label(unit)
             and not _BASES.match(unit.text)
             and not _VERSION_NOTE.match(unit.text)
             and (unit.evidence not in first or unit.order < units[first[unit.evidence]].order)
@@ -1077,7 +1073,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         if _announces(unit):
             group.support += _continuation(same[same.index(unit) + 1 :])
             break
-    if words < CONTEXT_WORDS // 3 and at > 0 and _frames(same, at - 1):
+    if words < CONTEXT_WORDS // 3 and at > 0 and _frames(same[at - 1], same[at - 2] if at > 1 else None):
         group.support.insert(0, same[at - 1])
     return group
 
@@ -1101,20 +1097,27 @@ def _rest_of_cut(sentence: Unit, after: list[Unit]) -> list[Unit]:
 def _framing(same: list[Unit], at: int) -> list[Unit]:
     """The sentence before `same[at]` when that one is too short to say what it is about alone
     ("Never do things like this:", "For example, the units of")."""
-    if len(same[at].text.split()) < CONTEXT_WORDS // 3 and at > 0 and _frames(same, at - 1):
+    if (
+        len(same[at].text.split()) < CONTEXT_WORDS // 3
+        and at > 0
+        and _frames(same[at - 1], same[at - 2] if at > 1 else None)
+    ):
         return [same[at - 1]]
     return []
 
 
-def _frames(same: list[Unit | None], at: int) -> bool:
-    """Whether `same[at]` can say what the unit after it is about: prose, not a field's name
-    ("Raises") nor the value of one ("See `coerce_seconds()`." under humanfriendly's "Raise",
-    which framed the "Some examples:" after it)."""
-    unit = same[at]
-    if unit.kind != "prose" or _FIELD_LABEL.fullmatch(unit.text.strip()):
-        return False
-    before = same[at - 1] if at > 0 else None
-    return not (before is not None and before.kind == "prose" and _FIELD_LABEL.fullmatch(before.text.strip()))
+def _frames(unit: Unit, before: Unit | None) -> bool:
+    """Whether `unit` (`before` it in the docs, if any) can say what the unit after it is about:
+    prose, not a field's name ("Raises") nor the value of one ("See `coerce_seconds()`." under
+    humanfriendly's "Raise", which framed the "Some examples:" after it)."""
+    return (
+        unit.kind == "prose" and not _field_label(unit) and not (before is not None and _field_label(before))
+    )
+
+
+def _field_label(unit: Unit) -> bool:
+    """A prose unit of one to three bare words (`_FIELD_LABEL`): a field's name, "Parameters"."""
+    return unit.kind == "prose" and _FIELD_LABEL.fullmatch(unit.text.strip()) is not None
 
 
 def _answering_as_well(lead: Unit, others: list[Unit], limit: int, ratio: float = ROW_RATIO) -> list[Unit]:
@@ -1518,7 +1521,7 @@ def _render(group: _Group, source: Evidence, locale: str) -> list[Part]:
             prose = {u.order: u for u in group.support if u.kind == "prose" and not _LIST_ITEM.match(u.text)}
             opening = [intro]
             while len(opening) < 3 and (previous := prose.get(opening[0].order - 1)) is not None:
-                if _announces(previous) or not _frames([prose.get(previous.order - 1), previous], 1):
+                if _announces(previous) or not _frames(previous, prose.get(previous.order - 1)):
                     break  # it announces something else, or is a field's name or value ("Raises")
                 opening.insert(0, previous)
             parts.append(Part("lead", " ".join(u.text for u in opening), source.url))

@@ -2791,4 +2791,5 @@ def test_a_fields_name_and_value_do_not_frame_what_follows_them():
     assert text.startswith("Some examples:\n"), text
     units = _units(0, pool[0])
     at = next(i for i, u in enumerate(units) if u.text.startswith("See "))
-    assert not _frames(units, at) and not _frames(units, at - 1) and _frames(units, at + 1)
+    assert not _frames(units[at], units[at - 1]) and not _frames(units[at - 1], units[at - 2])
+    assert _frames(units[at + 1], units[at])
