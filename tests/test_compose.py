@@ -2793,3 +2793,42 @@ def test_a_fields_name_and_value_do_not_frame_what_follows_them():
     at = next(i for i, u in enumerate(units) if u.text.startswith("See "))
     assert not _frames(units[at], units[at - 1]) and not _frames(units[at - 1], units[at - 2])
     assert _frames(units[at + 1], units[at])
+
+
+BIDICT_DUPLICATION = "\n\n".join(
+    [
+        "Note that it's possible for a given item to duplicate the key of one existing item, and the "
+        "value of another existing item.",
+        "```\n>>> b.putall([(1, 2), (3, 4), (1, 4)], OnDup(key=...))\n```",
+        "What should happen next?",
+        "Keep in mind, the active `OnDup` may specify one `OnDupAction` for key duplication and a "
+        "different `OnDupAction` for value duplication.",
+        "Note that repeated insertions of the same item are construed as a no-op and will not raise, "
+        "no matter what the active `OnDup` is.",
+    ]
+)
+
+
+def test_a_question_the_docs_ask_without_the_asked_words_is_no_answer():
+    """bidict's "Key and Value Duplication": "What should happen next?" holds none of the asked
+    words, but the dense model rated it closest to "What happens when I insert a value that is
+    already there?" (a question is close to a question), and it led the answer. The docs' own
+    question sets up what follows it; one that holds the asked words still may lead (structlog's
+    "How about dropping only log entries … ?")."""
+    pool = [
+        evidence(
+            "/basic-usage.html#key-and-value-duplication",
+            "Basic Usage",
+            "Values Must Be Unique › Key and Value Duplication",
+            BIDICT_DUPLICATION,
+        )
+    ]
+    near = cosines({"What should happen next?": 0.8, "repeated insertions": 0.6}, rest=0.5)
+    text = rendered(
+        compose(query("What happens when I insert a value that is already there?"), pool, relevance=near)
+    )
+    assert not text.startswith("What should happen next?"), text
+    assert "repeated insertions of the same item" in text.partition("\n")[0], text
+    # Asked in the docs' own words, their question leads.
+    text = rendered(compose(query("What should happen next after a duplicated key?"), pool, relevance=near))
+    assert text.startswith("What should happen next?"), text
