@@ -856,6 +856,7 @@ _SYNONYMS = {
         ("arguments", "parameters"),
         ("app", "application"),
         ("apps", "applications"),
+        ("several", "multiple"),
     ),
 }
 

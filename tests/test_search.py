@@ -565,6 +565,10 @@ def test_a_word_the_docs_never_use_is_searched_as_its_synonym_they_do(example_co
     both = Pages("Headers and headings alike.", "A heading.")
     assert docs_synonyms(both, "en", "How do I add permalinks to headings?") == {}
     assert docs_synonyms(Pages("Nothing here."), "en", "headings") == {}
+    # cachelib's reference says "Sets multiple keys and values", never "several": "How do I store
+    # several values at once?" was refused.
+    cachelib = Pages("Sets multiple keys and values from a mapping.", "Deletes multiple keys at once.")
+    assert docs_synonyms(cachelib, "en", "How do I store several values at once?") == {"several": "multiple"}
     # The demo site says "directory", never "folder".
     query = make_query(ChatRequest("Where is the data folder?", "en", (), None), public_scope)
     assert query.respelled == (("folder", "directory"),), query.respelled
