@@ -94,7 +94,9 @@ _POINTER = re.compile(
     r"|^\W*(?:read|check)\b(?=[^.;!?\n]{0,80}?(?:\]\(|\b(?:more|page|section|guide|chapter|docs|"
     r"documentation|tutorial|reference|article|faq)\b))"
     # "For custom filters see [Custom Filters](…)", "Para más detalles, consulte …"
-    r"|^\W*(?:for|para)\s[^.;:!?\n]{0,80}?\s(?:see|refer to|véase|vea|consulte)\b",
+    r"|^\W*(?:for|para)\s[^.;:!?\n]{0,80}?\s(?:see|refer to|véase|vea|consulte)\b"
+    # "To learn more about how to write plugins:", "Learn more in [the guide](…)"
+    r"|^\W*(?:to\s+)?(?:learn|find\s+out|read)\s+more\b",
     re.I,
 )
 _LINKED = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")  # a Markdown link: its text, its target

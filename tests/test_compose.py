@@ -2155,6 +2155,36 @@ def test_a_sentence_that_sends_the_reader_elsewhere_does_not_lead():
     assert text.startswith("Read data from the file-like object"), text
 
 
+def test_an_invitation_to_learn_more_points_elsewhere():
+    """apispec's "Writing Plugins": "To learn more about how to write plugins:" (then three links)
+    holds every asked word of "How do I write a plugin?" and led the answer over the section's
+    "A plugin is a subclass of `apispec.plugin.BasePlugin`"."""
+    pool = [
+        evidence(
+            "/writing_plugins.html#writing-plugins",
+            "Writing Plugins",
+            "Writing Plugins",
+            "A plugin is a subclass of [`apispec.plugin.BasePlugin`](/api_core.html#apispec.BasePlugin).",
+        ),
+        evidence(
+            "/writing_plugins.html#next-steps",
+            "Writing Plugins",
+            "Writing Plugins › Next Steps",
+            "To learn more about how to write plugins:\n\n- Consult the [Core API docs](/api_core.html)\n"
+            "- View the source for an existing apispec plugin, e.g. FlaskPlugin.",
+            score=0.95,
+            index=1,
+        ),
+    ]
+    asked = query("How do I write a plugin?")
+    text = rendered(compose(asked, pool, relevance=overlap(asked.message)))
+    assert text.startswith("A plugin is a subclass"), text
+    assert _POINTER.match("Learn more in [the guide](/guide/).") and _POINTER.match(
+        "To find out more, read on."
+    )
+    assert not _POINTER.match("Learning the API takes an afternoon.")
+
+
 COPY_FROM = "Read data from the file-like object file appending them to the table named table."
 COPY_TO = (
     "Write the content of the table named table to the file-like object file. See [Using COPY TO and "
