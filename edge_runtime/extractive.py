@@ -266,6 +266,11 @@ _WORD = re.compile(r"\w+")
 # dropping only log entries … ?") holds asked words, and penalising those lost two (blind citation
 # precision 0.761 -> 0.746); as adopted, no answer of any question group changed.
 _DOCS_ASK = re.compile(r"\?[\W_]*$")
+# ... and such a label that ends as a sentence ("General guidelines.") says nothing of what its
+# heading names either (it led rsyslog's "What is RainerScript?" under "RainerScript format"). A
+# label that names nothing itself, whatever its heading, weighed the same way lost one tuning fact
+# (scrapy's "Default: `True`" under the setting's heading, which the answer needs); so only this.
+_BARE_SENTENCE = re.compile(r"[^\W\d_][.!]\W*$")
 _YES_NO = re.compile(r"(yes|no|s[ií])\b", re.I)
 _ASKS_WHEN = re.compile(r"\b(when|what\s+date|which\s+date|cu[aá]ndo|qu[eé]\s+fecha)\b", re.I)
 # Asked which release did something ("which pytest release introduced @pytest.mark.skip?"), a line
@@ -753,7 +758,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         elif (
             unit.kind == "prose"
             and not matched
-            and not named
+            and not (named and not _BARE_SENTENCE.search(unit.text))
             and len(_WORD.findall(unit.text)) <= BARE_WORDS
             and not _YES_NO.match(unit.text)
             and not (default and _DEFAULT.search(unit.text))

@@ -52,6 +52,8 @@ _FRAMING = re.compile(
     r"(?:support|supports|supported|offer|offers|provide|provides|have|has)\b"
     r"|\b(?:is|are)\s+there\s+(?:any\s+|a\s+|an\s+)?(?:way|support|option|setting|feature)?\b"
     r"|\bsupport\s+for\b|\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b"
+    # "how long a session lasts", "how often it retries": a duration or a frequency is asked
+    r"|\bhow\s+(?:long|often)\b"
     r"|\b(?:soporta|soportan|admite|admiten|ofrece|ofrecen|tiene|tienen)\b"
     r"|\bes\s+compatible\s+con\b|\bhay\s+(?:alguna\s+)?(?:forma|manera|opci[oó]n)\b",
     re.I,

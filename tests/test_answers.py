@@ -190,6 +190,15 @@ def test_the_thing_a_passive_question_asks_about_is_not_its_frame(docs):
     assert result.answered and result.citations[0]["url"].startswith("/guides/sso/"), result.text
 
 
+def test_how_long_and_how_often_frame_a_question_of_duration_or_frequency():
+    """Flask-Session's "How do I configure how long a session lasts?" counted "long" as a word the
+    docs lack: "how long" and "how often" ask for a duration or a frequency, as "how many" asks
+    for a number; "long" and "often" elsewhere are what is asked about."""
+    assert key_terms("en", "How do I configure how long a session lasts?") == {"configur", "session", "last"}
+    assert key_terms("en", "How often is the token refreshed?") == {"token", "refresh"}
+    assert "long" in key_terms("en", "How do I enable long polling?")
+
+
 @pytest.mark.parametrize(
     "message,hint",
     [

@@ -21,6 +21,7 @@ from askdocs.edge_runtime.evidence import (
 )
 from askdocs.edge_runtime.extractive import (
     _ASKS_DEFAULT,
+    _BARE_SENTENCE,
     _NUMBER_ASKED,
     _PATH,
     _POINTER,
@@ -2862,3 +2863,32 @@ def test_a_question_the_docs_ask_without_the_asked_words_is_no_answer():
     # Asked in the docs' own words, their question leads.
     text = rendered(compose(query("What should happen next after a duplicated key?"), pool, relevance=near))
     assert text.startswith("What should happen next?"), text
+
+
+def test_a_bare_sentence_says_nothing_of_the_name_its_heading_holds():
+    """rsyslog's "RainerScript format" section opens "General guidelines.": under a heading that
+    names the asked "RainerScript" it counted as naming it, and led "What is RainerScript?" over
+    the manual's definition. Two words and a full stop label what follows, as a field's name does;
+    a label that states a value ("Default: `None`") still may lead, under the setting's heading."""
+    pool = [
+        evidence(
+            "/proposals/language.html#rainerscript-format",
+            "The language",
+            "RainerScript format",
+            "General guidelines.\n\nRainerScript is based on the legacy format. RainerScript keeps "
+            "its statements. RainerScript allows comments. RainerScript needs no line ends.",
+        ),
+        evidence(
+            "/rainerscript/#rainerscript",
+            "RainerScript",
+            "RainerScript",
+            "RainerScript is a scripting language specifically designed for processing network events."
+            "\n\nRainerScript may not be abbreviated as rscript.",
+            score=1.0,
+            index=1,
+        ),
+    ]
+    near = cosines({"General guidelines.": 0.75, "is a scripting language": 0.7}, rest=0.5)
+    text = rendered(compose(query("What is RainerScript?"), pool, relevance=near))
+    assert text.startswith("RainerScript is a scripting language"), text
+    assert _BARE_SENTENCE.search("General guidelines.") and not _BARE_SENTENCE.search("Default: `None`")
