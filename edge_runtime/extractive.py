@@ -753,8 +753,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
-        if not matched and _field_label(unit):
-            score *= QUANTITY_PENALTY  # a field's name ("Parameters"): what follows it answers
+        if _field_label(unit):
+            score *= QUANTITY_PENALTY  # a field's name ("Parameters", "Date"): what follows it answers
         elif (
             unit.kind == "prose"
             and not matched
@@ -980,7 +980,8 @@ def passage_signals(
     settings) matches chunks on topic, but no sentence of them says what was asked; an answer's
     sentence does."""
     pool, units = _read(evidence)
-    units = units[:MAX_UNITS]
+    # A field's name ("Date" over a release date) is never quoted as an answer.
+    units = [u for u in units[:MAX_UNITS] if not _field_label(u)]
     if not units:
         return {}
     cosines = relevance([_relevance_text(pool, u) for u in units])

@@ -331,6 +331,22 @@ def test_a_passage_that_says_what_was_asked_raises_confidence():
     assert low < high - 0.1, (low, high)
 
 
+def test_a_fields_name_is_no_passage_an_answer_would_quote():
+    """django-guardian's index page holds "Date" over its release date: for "Can django-guardian
+    expire a permission after a date?" that one word held the rarest asked word, rated high, and
+    its fit answered a question the docs never address (0.46). A field's name is never quoted as
+    an answer: the passage signals read the units that could be."""
+    ask = query("Can django-guardian expire a permission after a date?")
+    docinfo = "Date\n\nNov 27, 2022\n\nVersion\n\n2.4.0"
+    pool = [evidence("/#django-guardian", "django-guardian", "django-guardian", docinfo)]
+    weights = {"date": 2.9, "permiss": 0.3, "guardian": 0.2, "django": 0.6}
+    # The model rates the label best: it is not read.
+    signals = passage_signals(
+        ask, pool, weights, lambda texts: [0.6 if t == "Date" else 0.3 for t in texts], 0.2
+    )
+    assert signals["passage_lift"] == pytest.approx(0.125) and signals["passage_fit"] < 0.05, signals
+
+
 def test_a_long_question_s_dense_match_is_read_for_its_length():
     """A long question's best passage stands out less (its vector averages more of what it says):
     the same cosine counts for more from a reader who explained their situation than from a
@@ -2726,6 +2742,10 @@ def test_a_fields_name_is_no_answer_and_a_name_is_defined_where_its_section_open
     ] == ["Simple persistent queue API."]
     # Asked how to do something, the summary has no claim of its own.
     assert not _summaries(query("How do I use SimpleQueue?"), pool, _units(0, pool[0]))
+    # A field's name that is the asked word labels the answer all the same (django-guardian's
+    # "Date" over its release date led "Can it expire a permission after a date?").
+    text = rendered(compose(query("What parameters does SimpleQueue take?"), pool, relevance=near))
+    assert not text.startswith("Parameters"), text
 
 
 def test_a_line_that_only_names_its_api_entry_says_nothing():
