@@ -30,6 +30,8 @@ GENERIC = {
         "how what which where when why who whom whose do doe can could should would use us get set make "
         "need want way work there tell explain mean happen someth anyth thing possibl best document doc "
         "page much mani veri realli just abl allow option help know find anoth "
+        # "chain filesystems together": that things are combined, not which
+        "togeth "
         # What the tokenizer leaves of a contraction ("don't" -> "don", "I've" -> "ve"): a
         # "don" the docs never use counted against answering "so I don't get banned?".
         "don doesn didn isn aren wasn weren won wouldn couldn shouldn haven hasn hadn mustn needn "
