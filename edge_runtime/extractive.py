@@ -257,6 +257,7 @@ _ASKS_DEFINITION = re.compile(
     re.I,
 )
 SUMMARY_WEIGHT = 1.5
+_HEADING_NAME = re.compile(r"^[\W_]+|\(\)$|[\W_]+$")  # the marks around a heading's name: `x`, x()
 _BASES = re.compile(r"Bases:\s")  # Sphinx's line naming a class's bases, before its summary
 _WORD = re.compile(r"\w+")
 # A sentence of the docs that asks ("What should happen next?"): what follows it answers. Holding
@@ -906,9 +907,14 @@ def _points_to_read(
     led "How do I add CORS?" over the page it links to, which says how."""
     if "](" not in unit.text:
         return False
+    # A link that opens the sentence is its subject, not a pointer: Sphinx links every API name
+    # it cross-references ("[`frozenbidict`](/api.html#bidict.frozenbidict) is an immutable,
+    # hashable bidirectional mapping type.").
+    said = _LIST_ITEM.sub("", unit.text, count=1)
+    subject = _LINKED.match(said)
     linked = [
         text
-        for text, url in _LINKED.findall(unit.text)
+        for text, url in _LINKED.findall(said[subject.end() :] if subject else said)
         if url.split("#")[0] in pages_read - {source.page_url}
     ]
     return bool(linked) and matched <= _terms(locale, " ".join(linked))
@@ -926,7 +932,14 @@ def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
         return set()
     name = (asked.group("name") or asked.group("does") or asked.group("hace")).lower()
     tokens = [t for t in query.identifiers if mentions(name, t)]
-    headed = {i for i, e in enumerate(pool) if any(mentions(_heading(e).lower(), t) for t in tokens)}
+    headed = {
+        i
+        for i, e in enumerate(pool)
+        if any(mentions(_heading(e).lower(), t) for t in tokens)
+        # A plain word is a name when the section is headed by it alone (bidict's "frozenbidict",
+        # "namedbidict()"; a "Caching" section for "What is caching?").
+        or _HEADING_NAME.sub("", _heading(e)).lower() == name
+    }
     first: dict[int, int] = {}
     for position, unit in enumerate(units):
         if (

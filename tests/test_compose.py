@@ -25,8 +25,10 @@ from askdocs.edge_runtime.extractive import (
     _NUMBER_ASKED,
     _PATH,
     _POINTER,
+    Unit,
     _abbreviating,
     _frames,
+    _points_to_read,
     _relevance_text,
     _restates,
     _signpost,
@@ -2912,3 +2914,50 @@ def test_a_bare_sentence_says_nothing_of_the_name_its_heading_holds():
     text = rendered(compose(query("What is RainerScript?"), pool, relevance=near))
     assert text.startswith("RainerScript is a scripting language"), text
     assert _BARE_SENTENCE.search("General guidelines.") and not _BARE_SENTENCE.search("Default: `None`")
+
+
+def test_a_plain_word_is_defined_where_a_section_headed_by_it_alone_opens():
+    """bidict's "What is frozenbidict?": the name is a plain lowercase word, no identifier, so the
+    section headed "frozenbidict" was not known as where it is defined; and its definition's
+    subject is Sphinx's link to the API entry, a page read too, so the sentence weighed half as a
+    pointer there. "`FrozenOrderedBidict` is an immutable ordered bidict type" (the next section, a
+    sentence of the same shape) led. A section headed by the asked word alone opens with its
+    definition, and a link that opens a sentence is its subject, not a pointer."""
+    pool = [
+        evidence(
+            "/other-bidict-types.html#frozenbidict",
+            "Other bidict Types",
+            "Other bidict Types › frozenbidict",
+            "[`frozenbidict`](/api.html#bidict.frozenbidict) is an immutable, hashable bidirectional "
+            "mapping type.\n\nAs you would expect, attempting to mutate a `frozenbidict` causes an error.",
+        ),
+        evidence(
+            "/other-bidict-types.html#frozenorderedbidict",
+            "Other bidict Types",
+            "Other bidict Types › FrozenOrderedBidict",
+            "[`FrozenOrderedBidict`](/api.html#bidict.FrozenOrderedBidict) is an immutable ordered bidict "
+            "type.\n\nIt's like a hashable `OrderedBidict` without the mutating APIs, or like a reversible "
+            "`frozenbidict`.",
+            score=0.93,
+            index=1,
+        ),
+        evidence(
+            "/api.html#bidict.frozenbidict.copy",
+            "API",
+            "bidict › bidict.frozenbidict › copy",
+            "Make a (shallow) copy of this frozenbidict.\n\nThe copy is a frozenbidict too.",
+            score=0.8,
+            index=2,
+        ),
+    ]
+    # As the dense model rates them: both definitions alike.
+    near = cosines({"is an immutable ordered": 0.7, "immutable, hashable": 0.7}, rest=0.45)
+    asked = query("What is frozenbidict?")
+    text = rendered(compose(asked, pool, relevance=near))
+    assert text.startswith("[`frozenbidict`](/api.html#bidict.frozenbidict) is an immutable, hashable"), text
+    units = [u for i in range(len(pool)) for u in _units(i, pool[i])]
+    assert [units[i].text[:16] for i in _summaries(asked, pool, units)] == ["[`frozenbidict`]"]
+    pages = {e.page_url for e in pool}
+    assert not _points_to_read(units[0], {"frozenbidict"}, pool[0], pages, "en")
+    pointer = Unit(0, 1, "prose", "And read how to copy a [`frozenbidict`](/api.html#bidict.frozenbidict).")
+    assert _points_to_read(pointer, {"frozenbidict"}, pool[0], pages, "en")
