@@ -368,6 +368,8 @@ class _Walker:
                 continue
             if tag in HEADING_TAGS:
                 self._heading(child, HEADING_TAGS[tag])
+            elif tag == "pre" and _is_man_page(child):
+                self._man_page(child, depth + 1)  # _man_page
             elif tag == "pre":
                 self._code(child)
             elif tag == "div" and "fragment" in (child.attributes.get("class") or "").split():
@@ -537,6 +539,49 @@ class _Walker:
             text = html_lib.unescape(_MARKUP_TAG.sub("", text))
         if text.strip():
             self.blocks.append(Block("code", f"```{language}\n{text.rstrip()}\n```"))
+
+    def _man_page(self, node: LexborNode, depth: int) -> None:
+        """A manual page as man2html writes it (Postfix's 60-odd pages): one <pre> whose bold
+        capitals at the margin head its sections ("NAME", "DESCRIPTION") over indented
+        paragraphs. Read as a code block it was one unit of 300 lines whose first 200 characters
+        ("POSTSUPER(1)   POSTSUPER(1) NAME postsuper - Postfix superintendent") were all the dense
+        model saw: "How do I delete all messages in the queue?" found `postsuper` first and
+        quoted another page. Its sections are headings and its paragraphs prose; an option and
+        the lines indented under it are one paragraph."""
+        self.flush()
+        inner = _PRE_TAGS.sub("", node.html or "")
+        inner = _PUNCTUATION_MARKUP.sub(r"\2", inner)  # "<i>queue</i><b>_</b><i>id</i>": queue_id
+        paragraph: list[str] = []
+        indent = -1
+
+        def close() -> None:
+            if paragraph:
+                body = LexborHTMLParser(f"<body><p>{' '.join(paragraph)}</p></body>").body
+                if body is not None:
+                    self.walk(body, depth + 1)
+                    self.flush()
+                paragraph.clear()
+
+        for line in inner.split("\n"):
+            plain = html_lib.unescape(_ANY_TAG.sub("", line))
+            if not plain.strip() or _MAN_RUNNING_HEAD.fullmatch(plain.strip()) or _man_foot(plain):
+                close()
+                indent = -1
+                continue
+            if _MAN_SECTION.fullmatch(line.rstrip()):
+                close()
+                self.blocks.append(Block("heading", plain.strip(), level=min(6, self._level + 1), anchor=""))
+                continue
+            here = len(plain) - len(plain.lstrip())
+            if paragraph and here < indent:  # back at an option's margin: the next one starts
+                close()
+            if paragraph and _MAN_HYPHEN.search(paragraph[-1]) and plain.lstrip()[:1].islower():
+                paragraph[-1] = paragraph[-1][:-1] + line.strip()  # hyphenated at the line's end
+            else:
+                paragraph.append(line.strip())
+            indent = here
+
+        close()
 
     def _fragment(self, node: LexborNode) -> None:
         """Doxygen's code block: a `div.line` per line, no <pre>."""
@@ -912,6 +957,17 @@ def redirect_target(html: bytes | str) -> str | None:
 # A terminal animation (termynal: FastAPI, Typer, SQLModel) writes its console session as escaped
 # HTML in the <pre> ("$ &lt;font color=…&gt;fastapi&lt;/font&gt; dev") and its script renders
 # the markup: a reader sees colours, not tags, and so should answers and the index.
+# A manual page in one <pre> (man2html): section names in bold capitals at the margin.
+_MAN_SECTION = re.compile(r"<b>[A-Z][A-Z0-9 ]*[A-Z0-9]</b>\s*")
+_MAN_SECTIONS_KNOWN = ("NAME", "SYNOPSIS", "DESCRIPTION")
+# Its running head and foot: "POSTSUPER(1)        POSTSUPER(1)".
+_MAN_RUNNING_HEAD = re.compile(r"[\w.:-]+\(\w+\)(?:\s.*)?\s[\w.:-]+\(\w+\)")
+_MAN_NAME = re.compile(r"[\w.:-]+\(\w+\)")
+MAN_FOOT_INDENT = 20
+_PRE_TAGS = re.compile(r"^\s*<pre\b[^>]*>|</pre>\s*$", re.I)
+_PUNCTUATION_MARKUP = re.compile(r"<(b|i)>((?:_|[^\w<>]){1,3})</\1>")
+_MAN_HYPHEN = re.compile(r"[^\W\d_]-$")  # "mes-" at a line's end, "sage" on the next: one word
+_ANY_TAG = re.compile(r"<[^<>]*>")
 _TERMINAL = re.compile(r"(?<![\w-])termy(?![\w-])")
 _MARKUP_TAG = re.compile(r"</?(?:font|span|u|b|i|strong|em)\b[^<>]*>")
 
@@ -985,6 +1041,23 @@ def to_site_path(href: str, page_url: str, site_url: str) -> str | None:
             return None  # "../../https://example.org/x/": an absolute URL written as a relative one
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if not TRACKING_PARAMS.match(k)])
     return urlunsplit(("", "", path or "/", query, parts.fragment))
+
+
+def _man_foot(line: str) -> bool:
+    """The running foot man2html leaves at a page's end: the page's name alone, set right."""
+    return len(line) - len(line.lstrip()) >= MAN_FOOT_INDENT and bool(_MAN_NAME.fullmatch(line.strip()))
+
+
+def _is_man_page(pre: LexborNode) -> bool:
+    """A <pre> that is a manual page as man2html writes it (`_MAN_SECTION`): two section names
+    or more at the margin, "NAME", "SYNOPSIS" or "DESCRIPTION" among them."""
+    html = pre.html or ""
+    if "<b>" not in html:
+        return False
+    names = [
+        _ANY_TAG.sub("", line).strip() for line in html.split("\n") if _MAN_SECTION.fullmatch(line.rstrip())
+    ]
+    return len(names) >= 2 and any(name in _MAN_SECTIONS_KNOWN for name in names)
 
 
 def _select_main(tree: LexborHTMLParser) -> LexborNode | None:

@@ -976,3 +976,56 @@ def test_a_site_menu_inside_the_content_container_is_not_content():
     assert "Menu" not in page.content and "Like the tool" not in page.content, page.content
     assert "Section 3" not in page.content, page.content
     assert page.content.startswith("# lxml.cssselect") and "CSS selection, made available" in page.content
+
+
+POSTSUPER = """<!doctype html public "-//W3C//DTD HTML 4.01 Transitional//EN">
+<html> <head><title> Postfix manual - postsuper(1) </title></head> <body> <pre>
+POSTSUPER(1)                                                      POSTSUPER(1)
+
+<b>NAME</b>
+       postsuper - Postfix superintendent
+
+<b>SYNOPSIS</b>
+       <b>postsuper</b> [<b>-psSv</b>]
+               [<b>-c</b> <i>config</i><b>_</b><i>dir</i>] [<b>-d</b> <i>queue</i><b>_</b><i>id</i>]
+
+<b>DESCRIPTION</b>
+       The  <a href="postsuper.1.html"><b>postsuper</b>(1)</a>  command  does maintenance jobs on the
+       Postfix queue.
+       It  works on the <b>incoming</b>, <b>active</b> and <b>deferred</b> directories with mes-
+       sage files.
+
+       <b>-d</b> <i>queue</i><b>_</b><i>id</i>
+              Delete one message with the named queue ID from the named mail
+              queue(s).
+
+              Specify "<b>-d ALL</b>" to remove all messages.
+
+       <b>-f</b> <i>queue</i><b>_</b><i>id</i>
+              Request forced expiration for one message.
+
+                                                                  POSTSUPER(1)
+</pre> </body> </html>"""
+
+
+def test_a_manual_page_in_one_pre_is_read_as_sections_and_prose():
+    """Postfix's manual pages are man2html's: one <pre> whose bold capitals at the margin head
+    its sections. Read as one code block, its first 200 characters were all the dense model saw of
+    300 lines, and "How do I delete all messages in the queue?" quoted another page although
+    `postsuper` came first. Its sections are headings, its paragraphs prose (an option with the
+    lines indented under it is one), a word hyphenated at a line's end is one word, and the
+    running head is left out; a code block with a bold line stays code."""
+    page = extract(POSTSUPER, "/postsuper.1.html")
+    text = page.content
+    assert "```" not in text and "POSTSUPER(1)" not in text, text
+    assert "## NAME\n\npostsuper - Postfix superintendent" in text, text
+    assert "## DESCRIPTION" in text and "directories with message files." in text, text
+    assert "**-d** queue_id Delete one message with the named queue ID from the named mail queue(s)." in text
+    assert 'Specify "**-d ALL**" to remove all messages.' in text
+    assert "**-f** queue_id Request forced expiration" in text
+    code = extract(
+        "<html><body><h1>Shell</h1><pre>$ make\n<b>ERROR</b>\nbuild failed\n<b>NOTE</b>\nsee log</pre>"
+        "</body></html>",
+        "/shell.html",
+    )
+    assert "```" in code.content, code.content
