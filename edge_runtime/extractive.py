@@ -1103,8 +1103,8 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
         if _announces(unit):
             group.support += _continuation(same[same.index(unit) + 1 :])
             break
-    if words < CONTEXT_WORDS // 3 and at > 0 and _frames(same[at - 1], same[at - 2] if at > 1 else None):
-        group.support.insert(0, same[at - 1])
+    if words < CONTEXT_WORDS // 3:
+        group.support[:0] = _before(same, at)
     return group
 
 
@@ -1127,11 +1127,12 @@ def _rest_of_cut(sentence: Unit, after: list[Unit]) -> list[Unit]:
 def _framing(same: list[Unit], at: int) -> list[Unit]:
     """The sentence before `same[at]` when that one is too short to say what it is about alone
     ("Never do things like this:", "For example, the units of")."""
-    if (
-        len(same[at].text.split()) < CONTEXT_WORDS // 3
-        and at > 0
-        and _frames(same[at - 1], same[at - 2] if at > 1 else None)
-    ):
+    return _before(same, at) if len(same[at].text.split()) < CONTEXT_WORDS // 3 else []
+
+
+def _before(same: list[Unit], at: int) -> list[Unit]:
+    """The unit before `same[at]` when it can say what that one is about (`_frames`)."""
+    if at > 0 and _frames(same[at - 1], same[at - 2] if at > 1 else None):
         return [same[at - 1]]
     return []
 

@@ -368,8 +368,8 @@ class _Walker:
                 continue
             if tag in HEADING_TAGS:
                 self._heading(child, HEADING_TAGS[tag])
-            elif tag == "pre" and _is_man_page(child):
-                self._man_page(child, depth + 1)  # _man_page
+            elif tag == "pre" and (lines := _man_lines(child)) is not None:
+                self._man_page(lines, depth + 1)  # _man_page
             elif tag == "pre":
                 self._code(child)
             elif tag == "div" and "fragment" in (child.attributes.get("class") or "").split():
@@ -540,17 +540,16 @@ class _Walker:
         if text.strip():
             self.blocks.append(Block("code", f"```{language}\n{text.rstrip()}\n```"))
 
-    def _man_page(self, node: LexborNode, depth: int) -> None:
+    def _man_page(self, lines: list[str], depth: int) -> None:
         """A manual page as man2html writes it (Postfix's 60-odd pages): one <pre> whose bold
         capitals at the margin head its sections ("NAME", "DESCRIPTION") over indented
         paragraphs. Read as a code block it was one unit of 300 lines whose first 200 characters
         ("POSTSUPER(1)   POSTSUPER(1) NAME postsuper - Postfix superintendent") were all the dense
         model saw: "How do I delete all messages in the queue?" found `postsuper` first and
         quoted another page. Its sections are headings and its paragraphs prose; an option and
-        the lines indented under it are one paragraph."""
+        the lines indented under it are one paragraph. `lines`: `_man_lines` of the <pre>, markup
+        around punctuation already gone ("<i>queue</i><b>_</b><i>id</i>": queue_id)."""
         self.flush()
-        inner = _PRE_TAGS.sub("", node.html or "")
-        inner = _PUNCTUATION_MARKUP.sub(r"\2", inner)  # "<i>queue</i><b>_</b><i>id</i>": queue_id
         paragraph: list[str] = []
         indent = -1
 
@@ -562,9 +561,9 @@ class _Walker:
                     self.flush()
                 paragraph.clear()
 
-        for line in inner.split("\n"):
+        for line in lines:
             plain = html_lib.unescape(_ANY_TAG.sub("", line))
-            if not plain.strip() or _MAN_RUNNING_HEAD.fullmatch(plain.strip()) or _man_foot(plain):
+            if not plain.strip() or _man_running(plain):
                 close()
                 indent = -1
                 continue
@@ -954,13 +953,10 @@ def redirect_target(html: bytes | str) -> str | None:
     return None
 
 
-# A terminal animation (termynal: FastAPI, Typer, SQLModel) writes its console session as escaped
-# HTML in the <pre> ("$ &lt;font color=…&gt;fastapi&lt;/font&gt; dev") and its script renders
-# the markup: a reader sees colours, not tags, and so should answers and the index.
 # A manual page in one <pre> (man2html): section names in bold capitals at the margin.
 _MAN_SECTION = re.compile(r"<b>[A-Z][A-Z0-9 ]*[A-Z0-9]</b>\s*")
 _MAN_SECTIONS_KNOWN = ("NAME", "SYNOPSIS", "DESCRIPTION")
-# Its running head and foot: "POSTSUPER(1)        POSTSUPER(1)".
+# Its running head and foot: "POSTSUPER(1)        POSTSUPER(1)", or the name alone set right.
 _MAN_RUNNING_HEAD = re.compile(r"[\w.:-]+\(\w+\)(?:\s.*)?\s[\w.:-]+\(\w+\)")
 _MAN_NAME = re.compile(r"[\w.:-]+\(\w+\)")
 MAN_FOOT_INDENT = 20
@@ -968,6 +964,9 @@ _PRE_TAGS = re.compile(r"^\s*<pre\b[^>]*>|</pre>\s*$", re.I)
 _PUNCTUATION_MARKUP = re.compile(r"<(b|i)>((?:_|[^\w<>]){1,3})</\1>")
 _MAN_HYPHEN = re.compile(r"[^\W\d_]-$")  # "mes-" at a line's end, "sage" on the next: one word
 _ANY_TAG = re.compile(r"<[^<>]*>")
+# A terminal animation (termynal: FastAPI, Typer, SQLModel) writes its console session as escaped
+# HTML in the <pre> ("$ &lt;font color=…&gt;fastapi&lt;/font&gt; dev") and its script renders
+# the markup: a reader sees colours, not tags, and so should answers and the index.
 _TERMINAL = re.compile(r"(?<![\w-])termy(?![\w-])")
 _MARKUP_TAG = re.compile(r"</?(?:font|span|u|b|i|strong|em)\b[^<>]*>")
 
@@ -1043,21 +1042,24 @@ def to_site_path(href: str, page_url: str, site_url: str) -> str | None:
     return urlunsplit(("", "", path or "/", query, parts.fragment))
 
 
-def _man_foot(line: str) -> bool:
-    """The running foot man2html leaves at a page's end: the page's name alone, set right."""
-    return len(line) - len(line.lstrip()) >= MAN_FOOT_INDENT and bool(_MAN_NAME.fullmatch(line.strip()))
+def _man_running(line: str) -> bool:
+    """A running head or foot man2html leaves in a page (`line` without its markup): "POSTSUPER(1)
+    … POSTSUPER(1)", or the page's name alone, set right."""
+    said = line.strip()
+    return bool(_MAN_RUNNING_HEAD.fullmatch(said)) or (
+        len(line) - len(line.lstrip()) >= MAN_FOOT_INDENT and bool(_MAN_NAME.fullmatch(said))
+    )
 
 
-def _is_man_page(pre: LexborNode) -> bool:
-    """A <pre> that is a manual page as man2html writes it (`_MAN_SECTION`): two section names
-    or more at the margin, "NAME", "SYNOPSIS" or "DESCRIPTION" among them."""
-    html = pre.html or ""
-    if "<b>" not in html:
-        return False
-    names = [
-        _ANY_TAG.sub("", line).strip() for line in html.split("\n") if _MAN_SECTION.fullmatch(line.rstrip())
-    ]
-    return len(names) >= 2 and any(name in _MAN_SECTIONS_KNOWN for name in names)
+def _man_lines(pre: LexborNode) -> list[str] | None:
+    """The lines (HTML) of a <pre> that is a manual page as man2html writes it (`_MAN_SECTION`):
+    two section names or more at the margin, "NAME", "SYNOPSIS" or "DESCRIPTION" among them; None
+    for any other <pre> (most hold no <b> and are not serialised at all)."""
+    if pre.css_first("b") is None:
+        return None
+    lines = _PUNCTUATION_MARKUP.sub(r"\2", _PRE_TAGS.sub("", pre.html or "")).split("\n")
+    names = [_ANY_TAG.sub("", line).strip() for line in lines if _MAN_SECTION.fullmatch(line.rstrip())]
+    return lines if len(names) >= 2 and any(name in _MAN_SECTIONS_KNOWN for name in names) else None
 
 
 def _select_main(tree: LexborHTMLParser) -> LexborNode | None:
