@@ -264,8 +264,8 @@ _WORD = re.compile(r"\w+")
 # none of the asked words it still rated closest for the dense model (bidict's, for "What happens
 # when I insert a value that is already there?"): a question is close to a question. Only such a
 # one weighs less: every docs' question of the question sets' answers (structlog's "How about
-# dropping only log entries … ?") holds asked words, and penalising those lost two (blind citation
-# precision 0.761 -> 0.746); as adopted, no answer of any question group changed.
+# dropping only log entries … ?") holds asked words, and penalising those lost that blind answer its
+# fact (citation precision 0.761 -> 0.746); as adopted, no answer of any question group changed.
 _DOCS_ASK = re.compile(r"\?[\W_]*$")
 # ... and such a label that ends as a sentence ("General guidelines.") says nothing of what its
 # heading names either (it led rsyslog's "What is RainerScript?" under "RainerScript format"). A
