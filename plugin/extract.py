@@ -818,10 +818,12 @@ def _is_glossary(node: LexborNode) -> bool:
 
 
 # Tab widgets whose labels and panels are in two lists, matched in order: (the set, its labels,
-# its panels). Material for MkDocs, sphinx-design, VitePress's code groups, Docusaurus.
+# its panels). Material for MkDocs, sphinx-design, sphinx-inline-tabs (Furo's: Flask-Limiter's
+# storage backends, "Redis" above `storage_uri="redis://..."`), VitePress's code groups, Docusaurus.
 _TAB_SETS = (
     (".tabbed-set", ".tabbed-labels > label", ".tabbed-content > .tabbed-block"),
     (".sd-tab-set", "label.sd-tab-label", ".sd-tab-content"),
+    (".tab-set", "label.tab-label", ".tab-content"),
     (".vp-code-group", ".tabs > label", ".blocks > div"),
     (".tabs-container", "[role=tab]", "[role=tabpanel]"),
 )

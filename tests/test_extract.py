@@ -723,6 +723,27 @@ def test_material_tabs_lead_with_their_labels_nested_sets_included():
     assert "**Python 3.10+ non-Annotated**\n\n**Linux**\n\npip install x" in content
 
 
+def test_sphinx_inline_tabs_lead_with_their_labels():
+    """sphinx-inline-tabs (Furo's tabs) writes each tab as a radio input, its label and its panel:
+    Flask-Limiter's storage backends showed three `Limiter(...)` examples and never said which was
+    Redis."""
+    html = _page(
+        "<main><h1>Storage</h1><p>Here are a few common examples:</p>"
+        "<div class='tab-set docutils container'>"
+        "<input checked='True' class='tab-input' id='t1' name='s' type='radio'>"
+        "<label class='tab-label' for='t1'>Memcached</label>"
+        "<div class='tab-content docutils container'><pre>storage_uri='memcached://localhost:11211'</pre></div>"
+        "<input class='tab-input' id='t2' name='s' type='radio'>"
+        "<label class='tab-label' for='t2'>Redis</label>"
+        "<div class='tab-content docutils container'><p>Passed to <code>from_url()</code>.</p>"
+        "<pre>storage_uri='redis://localhost:6379'</pre></div></div></main>"
+    )
+    content = extract(html, "/storage/").content
+    assert "**Memcached**\n\n```\nstorage_uri='memcached://localhost:11211'\n```" in content, content
+    assert "**Redis**\n\nPassed to `from_url()`.\n\n```\nstorage_uri='redis://localhost:6379'" in content
+    assert content.count("Redis") == 1, content
+
+
 def test_a_paragraph_wrapped_in_its_source_is_one_line_as_the_reader_sees_it():
     """Markdown and reST sources are often wrapped at 80 columns and the generators keep those
     line breaks in the HTML, where they are spaces. Kept, every answer quoting such a paragraph
