@@ -537,7 +537,8 @@ def _docs_choice(scope, locale: str, options: dict[str, list[str]]) -> dict[str,
     used = {w: bool(s) and all(counts.get(t, 0) > 0 for t in s) for w, s in stems.items()}
     chosen = {}
     for word, others in options.items():
-        pick = None if used[word] else next((v for v in others if used[v]), None)
+        # A stop word ("do") is no word the docs could lack: it is not searched at all.
+        pick = None if used[word] or not stems[word] else next((v for v in others if used[v]), None)
         if pick:
             chosen[word] = pick.capitalize() if word[:1].isupper() else pick
     return chosen
@@ -865,21 +866,49 @@ _SYNONYMS = {
 }
 
 
+# The forms of an irregular verb stem apart ("undone" -> "undon", "undoing" -> "undo"; "written",
+# "write"): a reader asking "Are patches undone after each test?" of docs that say "undoing the
+# mocking automatically after the end of the test" shares no word with them, and was refused. A
+# form the docs never use is searched as the first of its verb's other forms they do (base form,
+# participle, past). Verbs common in software manuals; not the ones whose forms are other words
+# there too ("left", "bound", "found", "saw", "led", "laid", "shot", "won"), nor "go" (a language).
+_IRREGULAR_VERBS = {
+    "en": (
+        "begin began begun; break broke broken; bring brought; build built; buy bought; catch caught;"
+        " choose chose chosen; deal dealt; do did done; draw drew drawn; drive drove driven; eat ate eaten;"
+        " fall fell fallen; feed fed; fly flew flown; forbid forbade forbidden; forget forgot forgotten;"
+        " freeze froze frozen; get got gotten; give gave given; grow grew grown;"
+        " hide hid hidden; hold held; keep kept; know knew known; lose lost; make made; mean meant;"
+        " override overrode overridden; overwrite overwrote overwritten; rebuild rebuilt; redo redid redone;"
+        " rerun reran; rewrite rewrote rewritten; rise rose risen; run ran; seek sought; send sent;"
+        " shake shook shaken; show showed shown; shrink shrank shrunk; speak spoke spoken; spend spent;"
+        " steal stole stolen; take took taken; teach taught; tear tore torn; think thought;"
+        " throw threw thrown; undo undid undone; understand understood; wake woke woken;"
+        " withdraw withdrew withdrawn; write wrote written"
+    ),
+}
+
+
 @cache
-def _synonym_table(locale: str) -> dict[str, str]:
-    table: dict[str, str] = {}
+def _synonym_table(locale: str) -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
     for one, other in _SYNONYMS.get(locale, ()):
-        table[one], table[other] = other, one
+        table[one], table[other] = (other,), (one,)
+    for verb in _IRREGULAR_VERBS.get(locale, "").split(";"):
+        forms = verb.split()
+        for form in forms:
+            table.setdefault(form, tuple(f for f in [forms[0], *forms[:0:-1]] if f != form))
     return table
 
 
 def docs_synonyms(scope, locale: str, text: str) -> dict[str, str]:
-    """The reader's words the docs never use whose synonym (`_SYNONYMS`) they do use, each with it."""
+    """The reader's words the docs never use whose synonym (`_SYNONYMS`) or other form of the same
+    irregular verb (`_IRREGULAR_VERBS`) they do use, each with it."""
     table = _synonym_table(locale)
     if not table or scope is None:
         return {}
     return _docs_choice(
-        scope, locale, {w: [table[w.lower()]] for w in _LATIN_WORD.findall(text) if w.lower() in table}
+        scope, locale, {w: list(table[w.lower()]) for w in _LATIN_WORD.findall(text) if w.lower() in table}
     )
 
 

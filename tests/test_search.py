@@ -569,6 +569,14 @@ def test_a_word_the_docs_never_use_is_searched_as_its_synonym_they_do(example_co
     # several values at once?" was refused.
     cachelib = Pages("Sets multiple keys and values from a mapping.", "Deletes multiple keys at once.")
     assert docs_synonyms(cachelib, "en", "How do I store several values at once?") == {"several": "multiple"}
+    # The forms of an irregular verb stem apart: pytest-mock's docs say "undoing the mocking
+    # automatically after the end of the test", never "undone"; a stop word ("do") is left alone.
+    mock = Pages("Besides undoing the mocking automatically after the end of the test.", "It is done.")
+    asked = "Are patches undone automatically after each test? What do I do?"
+    assert docs_synonyms(mock, "en", asked) == {"undone": "undo"}
+    assert docs_synonyms(Pages("The file is written.", "Write it."), "en", "written or wrote?") == {
+        "wrote": "write"
+    }
     # The demo site says "directory", never "folder".
     query = make_query(ChatRequest("Where is the data folder?", "en", (), None), public_scope)
     assert query.respelled == (("folder", "directory"),), query.respelled
