@@ -27,6 +27,7 @@ from askdocs.edge_runtime.extractive import (
     _POINTER,
     Unit,
     _abbreviating,
+    _camel_parts,
     _frames,
     _points_to_read,
     _relevance_text,
@@ -2961,3 +2962,84 @@ def test_a_plain_word_is_defined_where_a_section_headed_by_it_alone_opens():
     assert not _points_to_read(units[0], {"frozenbidict"}, pool[0], pages, "en")
     pointer = Unit(0, 1, "prose", "And read how to copy a [`frozenbidict`](/api.html#bidict.frozenbidict).")
     assert _points_to_read(pointer, {"frozenbidict"}, pool[0], pages, "en")
+
+
+def test_the_asked_words_a_camel_case_name_is_made_of_are_held_by_its_heading():
+    """django-model-utils' `TimeStampedModel` section answers "How do I add created and modified
+    timestamps to a model?"; a FieldTracker note saying "`modified` timestamp" led, the only unit
+    holding the asked word "timestamp" (two parts of the name joined: Time + Stamped)."""
+    pool = [
+        evidence(
+            "/models.html#timestampedmodel",
+            "Models",
+            "Models › TimeStampedModel",
+            "This abstract base class just provides self-updating `created` and `modified` fields on any "
+            "model that inherits from it.",
+        ),
+        evidence(
+            "/utilities.html#fieldtracker-implementation-details",
+            "Miscellaneous Utilities",
+            "Field Tracker › FieldTracker implementation details",
+            "1. `Model.save` is called.\n"
+            "3. `MyModel.save` changes `update_fields` in order to store auto updated `modified` timestamp. "
+            "Complete list of saved fields is now known.",
+            score=0.89,
+            index=1,
+        ),
+    ]
+    asked = query("How do I add created and modified timestamps to a model?")
+    text = rendered(compose(asked, pool, relevance=overlap(asked.message)))
+    assert text.startswith("This abstract base class"), text
+    assert _camel_parts("en", "TimeStampedModel") == {"timestamp", "stampedmodel"}
+
+
+def test_a_fields_name_announcing_a_list_is_not_read_before_the_item_that_answers():
+    """polib's reference writes "Keyword argument:" above each method's argument, and Sphinx's
+    nesting is flattened into one list: "How do I find untranslated entries?" was answered
+    "Keyword argument:", then an argument of another method, then the method asked about."""
+    pofile = (
+        "- **`save_as_mofile`(fpath)**: Saves the binary representation of the file to given `fpath`.\n\n"
+        "Keyword argument:\n\n"
+        "- **`fpath`**: string, full or relative path to the mo file.\n"
+        "- **`translated_entries`()**: Convenience method that returns the list of translated entries.\n"
+        "- **`untranslated_entries`()**: Convenience method that returns the list of untranslated entries."
+    )
+    pool = [evidence("/api.html#the-pofile-class", "polib API", "polib API › The POFile class", pofile)]
+    asked = query("How do I find untranslated entries?")
+    text = rendered(compose(asked, pool, relevance=overlap(asked.message)))
+    assert text.startswith("- **`untranslated_entries`()**"), text
+    assert "Keyword argument" not in text and "`fpath`**" not in text, text
+
+
+def test_an_item_of_a_list_of_references_points_elsewhere():
+    """Flask-Limiter's appendix lists "References" ("- Redis rate limiting pattern #2", a link to
+    another site): it held three asked words of "How do I store rate limit counters in Redis?"
+    and led, above the storage backend section's `storage_uri="redis://..."`."""
+
+    def answer(heading: str) -> str:
+        pool = [
+            evidence(
+                "/misc.html#references",
+                "Appendix",
+                f"Appendix › {heading}",
+                "- Redis rate limiting pattern #2\n- DomainTools redis rate limiter\n"
+                "- limits: python rate limiting utilities",
+            ),
+            evidence(
+                "/#configuring-a-storage-backend",
+                "Flask-Limiter",
+                "Flask-Limiter › Quick start › Configuring a storage backend",
+                "**Redis**\n\nAny additional parameters provided in `storage_options` will be passed to "
+                "`redis.Redis.from_url()` as keyword arguments.\n\n"
+                '```python\nlimiter = Limiter(get_remote_address, storage_uri="redis://localhost:6379")\n```',
+                score=0.93,
+                index=1,
+            ),
+        ]
+        weights = {"limit": 0.5, "rate": 1.0, "redi": 1.2, "store": 1.0, "counter": 2.0}  # as in its docs
+        return rendered(compose(query("How do I store rate limit counters in Redis?"), pool, weights))
+
+    assert answer("Patterns").startswith("- Redis rate limiting pattern #2"), answer("Patterns")
+    for heading in ("References", "See also", "Further reading"):
+        text = answer(heading)
+        assert "storage_uri" in text.partition("From:")[0], text
