@@ -705,6 +705,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     numbers = set(_NUMBER_ASKED.findall(query.message))
     pages_read = {e.page_url for e in pool}
     heading_share = [sum(weight[t] for t in h & key_terms) / total if total else 0.0 for h in headings]
+    # Sections headed by a name made of the asked words, generic ones too (`_names_the_ask`).
+    action = [_names_the_ask(query, e) for e in pool]
     # Each section's heading and its page's title: what a paragraph repeating them says.
     titled = [_titles(e) for e in pool]
     summaries = _summaries(query, pool, units)
@@ -738,6 +740,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             + (2.5 if mentions(lowered, token) and not mentions(heading, token) else 0.0)
             for token in identifiers
         )
+        if action[unit.evidence]:
+            named += NAMED_ACTION
         if unit.kind == "code":
             # What a block shows as the result of the code before it ("Result:", "This
             # produces:") is not how to do it: Mako's escaped output led "How do I escape HTML in
@@ -955,6 +959,43 @@ def _points_to_read(
 
 def _heading(evidence: Evidence) -> str:
     return evidence.heading.split(" › ")[-1]
+
+
+# Asked how to do something, a reference's member named by the doing and the thing in the
+# question's own words: `set_timeout` for "How do I set a timeout?" (pycurl's `CurlMulti.timeout`,
+# which only reads the multi handle's timeout, led on the one key term both hold),
+# `get_response_code` for "How do I get the response code?". The doing is a word too common to
+# search on ("set", "get"), the thing key terms: when the doing is a key term too ("enable_x"),
+# the heading already holds every asked word. Any name made of asked words (a setting
+# `broker_transport_options` for "what transport option do I need ...?") cost one blind answer
+# its fact.
+NAMED_ACTION = 2.0
+_MEMBER = re.compile(
+    r"(?:[\w.]*\.)?([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)(?:\(.*\))?"
+)
+
+
+def _names_the_ask(query: Query, evidence: Evidence) -> bool:
+    """Asked how to do something, the section's heading is a joined name (`set_timeout`,
+    `setTimeout`) of two or more words, every one of them a word of the question: the first one
+    none of its key terms (the doing), the others key terms (the thing done)."""
+    if not procedural(query.message):
+        return False
+    match = _MEMBER.fullmatch(_HEADING_NAME.sub("", _heading(evidence).strip()))
+    if match is None:
+        return False
+    doing, *thing = _MEMBER_PART.findall(match.group(1))
+    said = {w.lower() for w in _WORD.findall(query.message)}
+    stems = [lexical.stem_terms(query.locale, w) for w in thing]
+    return (
+        bool(thing)
+        and doing.lower() in said  # "get" is a stop word: no stem to compare
+        and not lexical.stem_terms(query.locale, doing) & query.key_terms
+        and all(len(s) == 1 and s <= query.key_terms for s in stems)
+    )
+
+
+_MEMBER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:

@@ -29,6 +29,7 @@ from askdocs.edge_runtime.extractive import (
     _abbreviating,
     _camel_parts,
     _frames,
+    _names_the_ask,
     _points_to_read,
     _relevance_text,
     _restates,
@@ -3043,3 +3044,36 @@ def test_an_item_of_a_list_of_references_points_elsewhere():
     for heading in ("References", "See also", "Further reading"):
         text = answer(heading)
         assert "storage_uri" in text.partition("From:")[0], text
+
+
+def test_a_member_named_by_the_asked_words_answers_how_to_do_it():
+    """pycurl's `CurlMulti.timeout` ("Returns how long to wait for action") led "How do I set a
+    timeout?" on the one key term both sections hold; `curl.Curl.set_timeout` is named by the
+    question's own words, "set" too (a word too common to search on alone)."""
+    pool = [
+        evidence(
+            "/curlmultiobject.html#pycurl.CurlMulti.timeout",
+            "CurlMulti Object",
+            "CurlMulti Object › pycurl.CurlMulti › timeout",
+            "timeout() → int\n\nReturns how long to wait for action before proceeding. Corresponds to "
+            "curl_multi_timeout in libcurl.",
+        ),
+        evidence(
+            "/curl.html#curl.Curl.set_timeout",
+            "curl Module Functionality",
+            "curl Module Functionality › curl.Curl › set_timeout",
+            "set_timeout(timeout)\n\nSet timeout for a retrieving an object",
+            score=0.9,
+            index=1,
+        ),
+    ]
+    asked = query("How do I set a timeout?")
+    text = rendered(compose(asked, pool))
+    assert text.startswith("Set timeout for a retrieving an object"), text
+    assert _names_the_ask(asked, pool[1]) and not _names_the_ask(asked, pool[0])
+    # The doing ("get" is a stop word) and the thing, all asked; not a name holding a word not
+    # asked, nor one asked about without asking how to do something.
+    code = evidence("/a#e", "A", "A › get_response_code", "x")
+    assert _names_the_ask(query("How do I get the response code?"), code)
+    assert not _names_the_ask(query("What is the response code?"), code)
+    assert not _names_the_ask(query("How do I set a url?"), evidence("/a#e", "A", "A › set_base_url", "x"))
