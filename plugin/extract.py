@@ -92,6 +92,7 @@ BOILERPLATE = ", ".join(
         ".feedback--response",
         ".td-page-meta__lastmod",
         "div[class*=language-] > span.lang",  # VitePress's language label over a code block
+        ".longdesc-link",  # DocBook: "[D]", a link to an image's long description
         ".method-click-advice",  # RDoc: "click to toggle source" and the source it toggles
         ".method-source-code",
         ".toctree-wrapper",
@@ -632,6 +633,8 @@ class _Walker:
                 self._list(child, child_ordered, level + 1, depth + 1)
 
     def _table(self, node: LexborNode, depth: int = 0) -> None:
+        if self._questions_and_answers(node, depth):
+            return
         read = []  # (cell texts, whether a cell is a <th>, the row's width in columns)
         for tr in _own_rows(node):  # a table nested in a cell is that cell's text
             cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
@@ -642,6 +645,12 @@ class _Walker:
                 width = sum(_colspan(cell) for cell in cells)
                 read.append((texts, any(cell.tag == "th" for cell in cells), width))
         if not read:
+            return
+        if len(read) == 1 and len(read[0][0]) == 1:
+            # One cell is a layout, not a table: DocBook frames each screenshot in one ("| [search
+            # dialog] |", its image's alt text, led aptitude's "How do I search for packages by
+            # name?"). Its text reads as a paragraph.
+            self.blocks.append(Block("para", read[0][0][0].replace("\\|", "|")))
             return
         width = max(w for _, _, w in read)
         label = [len(texts) == 1 and w == width > 1 for texts, _, w in read]
@@ -693,6 +702,30 @@ class _Walker:
         self.links.extend(sub.links)
         return sub.blocks
 
+    def _questions_and_answers(self, node: LexborNode, depth: int) -> bool:
+        """DocBook's questions and answers (a `qandaset`: a table of `tr.question` rows, "3.1." |
+        "How can I find broken packages?", each followed by its `tr.answer`): each question a
+        heading one level down, with the anchor its table of contents links to, its answer the
+        section under it. Read as a table, every answer was a row of one long table, quoted as
+        "|  | As mentioned in ..." under no question."""
+        rows = _own_rows(node)
+        kinds = [set((tr.attributes.get("class") or "").split()) & {"question", "answer"} for tr in rows]
+        if not rows or not all(kinds) or "question" not in kinds[0]:
+            return False
+        self.flush()
+        for tr, kind in zip(rows, kinds, strict=True):
+            cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
+            if "question" in kind:
+                target = tr.css_first("[id]")
+                asked = " ".join(cells[-1].text(deep=True, separator=" ").split()) if cells else ""
+                if asked:
+                    anchor = (target.attributes.get("id") or "") if target is not None else ""
+                    self.blocks.append(Block("heading", asked, level=min(6, self._level + 1), anchor=anchor))
+            else:
+                for cell in cells:
+                    self.blocks.extend(self._read(cell, depth, level=min(6, self._level + 1)))
+        return True
+
     def _inline_text(self, node: LexborNode, depth: int = 0) -> str:
         return " ".join(b.text.replace("\n", " ") for b in self._read(node, depth + 1))
 
@@ -714,6 +747,7 @@ class _Walker:
 
     def _admonition(self, node: LexborNode, depth: int) -> None:
         self.flush()
+        cells = _box_cells(node)
         title_node = node.css_first(
             ".admonition-title, summary, .admonition-heading, [class*=admonitionHeading], .custom-block-title"
         ) or _box_title(node)
@@ -729,7 +763,10 @@ class _Walker:
             classes = (node.attributes.get("class") or "").split()
             kinds = [c for c in classes if c not in ("admonition", "details")]
             title = kinds[0].capitalize() if kinds else "Note"
-        blocks = self._read(node, depth)
+        if cells is not None:
+            blocks = [block for cell in cells for block in self._read(cell, depth)]
+        else:
+            blocks = self._read(node, depth)
         if blocks and blocks[0].kind == "para":
             blocks[0].text = f"**{title}:** {blocks[0].text}"
             blocks[0].kind = "note"
@@ -764,13 +801,26 @@ _DOCBOOK_ADMONITIONS = frozenset(["note", "tip", "important", "caution", "warnin
 def _box_title(node: LexborNode) -> LexborNode | None:
     """The title an admonition box opens with as a heading or a `.title` element (DocBook's
     `<h3 class="title">Note</h3>`): the note's label, not a section of the page ("Usage › Note ›
-    Command-Line Editing" filed the rest of psql's page under a note)."""
+    Command-Line Editing" filed the rest of psql's page under a note); or the header cell of the
+    table DocBook lays a note out in when it shows an icon (`_box_cells`)."""
     first = next((c for c in node.iter() if c.tag != "-text"), None)
     if first is None:
         return None
     if first.tag in HEADING_TAGS or "title" in (first.attributes.get("class") or "").split():
         return first
+    if first.tag == "table":
+        return first.css_first("th")
     return None
+
+
+def _box_cells(node: LexborNode) -> list[LexborNode] | None:
+    """The cells holding a DocBook note's text when it is laid out as a table (`<td><img
+    alt="[Tip]"></td><th>Tip</th>`, then the text in a cell of the next row: aptitude's manual):
+    read as a table, every tip was a table headed "[Tip] | Tip", each sentence of it a row."""
+    first = next((c for c in node.iter() if c.tag != "-text"), None)
+    if first is None or first.tag != "table" or first.css_first("th") is None:
+        return None
+    return [cell for cell in first.css("td") if cell.text(deep=True).strip()]
 
 
 def _md_row(cells: list[str]) -> str:

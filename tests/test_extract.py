@@ -744,6 +744,35 @@ def test_sphinx_inline_tabs_lead_with_their_labels():
     assert content.count("Redis") == 1, content
 
 
+def test_docbooks_screenshot_frames_icon_notes_and_questions_read_as_what_they_are():
+    """aptitude's manual (DocBook): each screenshot sits in a one-cell layout table with a "[D]"
+    link to its long description, each tip in a table of its icon, its title and its text, and
+    the FAQ is a `qandaset` table of question and answer rows. Read as tables, "| [search
+    dialog] |" led "How do I search for packages by name?", a tip's sentence was a row under the
+    header "[Tip] | Tip", and every answer of the FAQ a row of one table under no question."""
+    html = _page(
+        "<div class='chapter'><h1 class='title'>Finding packages</h1>"
+        "<p>To quickly find a package, press <strong>/</strong> to open a search dialog:</p>"
+        "<div class='screenshot'><div class='mediaobject'>"
+        "<table summary='manufactured viewport for HTML img'>"
+        "<tr><td><img src='s.png' alt='[search dialog]'></td></tr></table><div class='longdesc-link'>"
+        "[<a href='ld-1.html'>D</a>]</div></div></div>"
+        "<div class='tip'><table summary='Tip'><tr><td rowspan='2'><img alt='[Tip]' src='tip.png'></td>"
+        "<th>Tip</th></tr><tr><td><p>You can search backwards by pressing <strong>\\</strong>.</p></td></tr>"
+        "</table></div>"
+        "<div class='qandaset'><table><tbody><tr class='question'><td><a id='q1'></a><p><strong>3.1."
+        "</strong></p></td><td><p>How can I find\n broken packages?</p></td></tr><tr class='answer'><td></td>"
+        "<td><p>Use the command Search → Find Broken.</p></td></tr></tbody></table></div></div>"
+    )
+    page = extract(html, "/ch01.html")
+    content = page.content
+    tip = "search dialog:\n\n[search dialog]\n\n**Tip:** You can search backwards by pressing"
+    assert tip in content, content
+    assert "[D]" not in content and "| [Tip]" not in content and "|" not in content, content
+    assert "## How can I find broken packages?\n\nUse the command Search → Find Broken." in content, content
+    assert ("How can I find broken packages?", "q1") in [(h.text, h.anchor) for h in page.headings]
+
+
 def test_a_paragraph_wrapped_in_its_source_is_one_line_as_the_reader_sees_it():
     """Markdown and reST sources are often wrapped at 80 columns and the generators keep those
     line breaks in the HTML, where they are spaces. Kept, every answer quoting such a paragraph
