@@ -635,7 +635,7 @@ class _Walker:
     def _table(self, node: LexborNode, depth: int = 0) -> None:
         if self._questions_and_answers(node, depth):
             return
-        read = []  # (cell texts, whether a cell is a <th>, the row's width in columns)
+        read = []  # (cell texts, whether it is a row of <th> cells, the row's width in columns)
         for tr in _own_rows(node):  # a table nested in a cell is that cell's text
             cells = [cell for cell in tr.iter() if cell.tag in ("td", "th")]
             texts = []
@@ -643,7 +643,12 @@ class _Walker:
                 texts.append(self._inline_text(cell, depth).replace("|", "\\|"))
             if any(texts):
                 width = sum(_colspan(cell) for cell in cells)
-                read.append((texts, any(cell.tag == "th" for cell in cells), width))
+                # A header row is one of <th> cells (an empty corner aside); a row whose first
+                # cell only is a <th> is a row with its label (the Apache manual's "Syntax: |
+                # `KeepAlive On|Off`" under "Description: | Enables HTTP persistent connections",
+                # which read as the table's header).
+                header = all(cell.tag == "th" for cell, said in zip(cells, texts, strict=True) if said)
+                read.append((texts, header, width))
         if not read:
             return
         if len(read) == 1 and len(read[0][0]) == 1:
@@ -796,6 +801,31 @@ class _Walker:
 
 # DocBook's admonitions: <div class="note|tip|important|caution|warning"><h3 class="title">Note</h3>
 _DOCBOOK_ADMONITIONS = frozenset(["note", "tip", "important", "caution", "warning"])
+
+
+# What a language switcher says besides its links: "Available Languages: en | fr | ko".
+SWITCHER_WORDS = 4
+_SWITCHER_WORD = re.compile(r"\w+")
+
+
+def _language_switchers(root: LexborNode) -> list[LexborNode]:
+    """The blocks linking to the page in other languages (`<a hreflang>`) and saying little else:
+    the Apache manual opens and ends every page with "Available Languages: en | fr | ko | tr",
+    which led "Does Apache have a built-in web interface for editing its configuration?"."""
+    found: dict[int, LexborNode] = {}
+    for link in root.css("a[hreflang]"):
+        block = link.parent
+        while block is not None and block.tag not in ("p", "div", "ul", "ol", "nav", "li", "td"):
+            block = block.parent
+        if block is None or block.mem_id in found:
+            continue
+        if block.tag == "li" and block.parent is not None:
+            block = block.parent
+        links = " ".join(a.text(deep=True) for a in block.css("a"))
+        rest = len(_SWITCHER_WORD.findall(block.text(deep=True))) - len(_SWITCHER_WORD.findall(links))
+        if rest <= SWITCHER_WORDS:
+            found[block.mem_id] = block
+    return list(found.values())
 
 
 def _box_title(node: LexborNode) -> LexborNode | None:
@@ -1461,6 +1491,8 @@ def extract(
                     heading.attrs["id"] = anchor
         for junk in main.css(BOILERPLATE):
             junk.decompose()
+        for switcher in _language_switchers(main):
+            switcher.decompose()
         for toc in _in_page_tocs(main) if unmarked else ():
             toc.decompose()
         walker = _Walker(url, site_url)

@@ -773,6 +773,34 @@ def test_docbooks_screenshot_frames_icon_notes_and_questions_read_as_what_they_a
     assert ("How can I find broken packages?", "q1") in [(h.text, h.anchor) for h in page.headings]
 
 
+def test_a_language_switcher_goes_and_a_row_labelled_by_its_th_is_no_header():
+    """The Apache manual opens every page with "Available Languages: en | fr | ko" (links with
+    `hreflang`), which led an answer; and each directive's summary is a table whose rows are
+    labelled by a <th> ("Description:", "Syntax:"), whose first row was read as the header: every
+    other row was quoted "Syntax: — Enables HTTP persistent connections: `KeepAlive On|Off`"."""
+    html = _page(
+        "<div id='page-content'><h1>Core Features</h1><div class='toplang'><p><span>Available Languages: "
+        "</span><a href='../en/core.html' title='English'>&nbsp;en&nbsp;</a> |\n"
+        "<a href='../fr/core.html' hreflang='fr' rel='alternate'>&nbsp;fr&nbsp;</a> |\n"
+        "<a href='../ko/core.html' hreflang='ko' rel='alternate'>&nbsp;ko&nbsp;</a></p></div>"
+        "<p>Read the <a href='../fr/core.html' hreflang='fr'>French translation</a> of this page for the "
+        "details of every directive below.</p>"
+        "<h2 id='keepalive'>KeepAlive Directive</h2><table class='directive'>"
+        "<tr><th>Description:</th><td>Enables HTTP persistent connections</td></tr>"
+        "<tr><th>Syntax:</th><td><code>KeepAlive On|Off</code></td></tr></table>"
+        "<table><tr><td></td><th>Linux</th><th>Windows</th></tr><tr><th>Path</th><td>/etc</td><td>C:\\</td>"
+        "</tr></table></div>"
+    )
+    content = extract(html, "/en/core.html").content
+    assert "Available Languages" not in content and "[ko]" not in content, content
+    assert "Read the [French translation]" in content  # a sentence that links to one stays
+    assert (
+        "| Description: | Enables HTTP persistent connections |\n| Syntax: | `KeepAlive On\\|Off` |"
+        in content
+    )
+    assert "|  | Linux | Windows |\n| --- | --- | --- |\n| Path | /etc |" in content, content
+
+
 def test_a_paragraph_wrapped_in_its_source_is_one_line_as_the_reader_sees_it():
     """Markdown and reST sources are often wrapped at 80 columns and the generators keep those
     line breaks in the HTML, where they are spaces. Kept, every answer quoting such a paragraph
