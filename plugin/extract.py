@@ -1282,6 +1282,23 @@ def _bare_body(tree: LexborHTMLParser) -> LexborNode | None:
     return body
 
 
+# A page's language named by the folder it is in, for pages that do not say it (`<html>` without
+# `lang`): the Debian Administrator's Handbook (Publican) puts each translation in its own folder,
+# `/es-ES/sect.task-scheduling-cron-atd.html`, and its Spanish pages were read as the site's
+# default language, English, and quoted in answers to English questions. Only ISO 639-1 codes of
+# languages documentation is translated into, with a region or not ("es", "es-ES", "pt_BR").
+_PATH_LANGUAGE = re.compile(
+    r"/(ar|bg|ca|cs|da|de|el|en|es|et|eu|fa|fi|fr|gl|he|hi|hr|hu|id|it|ja|ko|lt|lv|nb|nl|nn|no|pl|pt"
+    r"|ro|ru|sk|sl|sr|sv|th|tr|uk|vi|zh)(?:[-_][A-Za-z]{2,4})?/",
+)
+
+
+def _path_language(url: str) -> str:
+    """The language code the page's first folder names, if it names one."""
+    match = _PATH_LANGUAGE.match(urlsplit(url).path or "/")
+    return match.group(1) if match else ""
+
+
 def _meta(tree: LexborHTMLParser, name: str) -> str | None:
     for node in tree.css("meta"):
         attrs = node.attributes
@@ -1397,7 +1414,10 @@ def extract(
     text, warnings = decode_html(html)
     tree = LexborHTMLParser(text)
     html_node = tree.css_first("html")
-    lang = (html_node.attributes.get("lang") or "") if html_node else ""
+    lang = (
+        (html_node.attributes.get("lang") or html_node.attributes.get("xml:lang") or "") if html_node else ""
+    )
+    lang = lang or _path_language(url)
     locale = (meta.get("locale") or lang.split("-")[0].split("_")[0] or default_locale).lower()
 
     groups_meta = _meta(tree, "askdocs:groups")

@@ -801,6 +801,28 @@ def test_a_language_switcher_goes_and_a_row_labelled_by_its_th_is_no_header():
     assert "|  | Linux | Windows |\n| --- | --- | --- |\n| Path | /etc |" in content, content
 
 
+def test_a_page_that_does_not_say_its_language_is_in_the_one_its_folder_names():
+    """The Debian Administrator's Handbook (Publican) writes `<html>` without `lang` and puts each
+    translation in a folder of its own (`/es-ES/…`): its Spanish pages were read as English, the
+    site's default, and quoted in answers to English questions. `lang` (or XHTML's `xml:lang`)
+    still wins: the Apache manual's untranslated pages under `/es/` say `lang="en"`."""
+    spanish = "<html><head><title>9.7. Programación de tareas</title></head><body><main><h1>Cron</h1>"
+    spanish += "<p>En un sistema Unix, muchas tareas están programadas.</p></main></body></html>"
+    assert extract(spanish, "/es-ES/sect.cron.html").locale == "es"
+    assert extract(spanish, "/pt_BR/sect.cron.html").locale == "pt"
+    assert extract(spanish, "/sect.cron.html").locale == "en"
+    assert extract(spanish, "/sect.cron.html", default_locale="es").locale == "es"
+    assert extract(spanish, "/api/es/cron.html").locale == "en"  # the first folder only
+    english = (
+        "<html lang='en'><head><title>T</title></head><body><main><h1>T</h1><p>Text.</p></main></body></html>"
+    )
+    assert extract(english, "/es/mod/core.html").locale == "en"
+    xhtml = "<html xmlns='http://www.w3.org/1999/xhtml' xml:lang='fr'><head><title>T</title></head>"
+    assert (
+        extract(xhtml + "<body><main><h1>T</h1><p>Texte.</p></main></body></html>", "/x.html").locale == "fr"
+    )
+
+
 def test_a_paragraph_wrapped_in_its_source_is_one_line_as_the_reader_sees_it():
     """Markdown and reST sources are often wrapped at 80 columns and the generators keep those
     line breaks in the HTML, where they are spaces. Kept, every answer quoting such a paragraph
