@@ -177,9 +177,13 @@ _VERSION = re.compile(r"\bv?\d+\.\d+")
 # A version note (Sphinx's "New in version 19.2.0: pass_foreign_args", "Deprecated since version
 # 21.3.0: …") says when something changed, not what it does: it names the thing, and led "what does
 # the pass_foreign_args parameter do?" over the parameter's own description.
+# ... and a sentence opening on how earlier versions did it ("This is a change from previous
+# versions of Apache httpd." led "How do I change the port Apache listens on?" on "change").
 _VERSION_NOTE = re.compile(
     r"(new|added|changed|deprecated|removed) (in|since) version\b|"
-    r"(nuevo|añadido|cambiado|obsoleto) (en|desde) (la )?versión\b",
+    r"(nuevo|añadido|cambiado|obsoleto) (en|desde) (la )?versión\b|"
+    r"\W*(?:(?:this|that|it) (?:is|was) a change from |(?:in|unlike|before|prior to) (?:the )?)"
+    r"(?:previous|earlier|older|prior) (?:versions?|releases?)\b",
     re.I,
 )
 # A question that asks which named thing does it ("Which environment variable points it at a

@@ -25,6 +25,7 @@ from askdocs.edge_runtime.extractive import (
     _NUMBER_ASKED,
     _PATH,
     _POINTER,
+    _VERSION_NOTE,
     Unit,
     _abbreviating,
     _camel_parts,
@@ -3077,3 +3078,23 @@ def test_a_member_named_by_the_asked_words_answers_how_to_do_it():
     assert _names_the_ask(query("How do I get the response code?"), code)
     assert not _names_the_ask(query("What is the response code?"), code)
     assert not _names_the_ask(query("How do I set a url?"), evidence("/a#e", "A", "A › set_base_url", "x"))
+
+
+def test_a_sentence_on_how_earlier_versions_did_it_is_a_version_note():
+    """The Apache manual's `Listen` section says "This is a change from previous versions of
+    Apache httpd.": it held "Apache" and "change" and led "How do I change the port Apache
+    listens on?" above the `Listen 80` example."""
+    listen = (
+        "The `Listen` directive is required. If it is not in the config file, the server will fail to "
+        "start. This is a change from previous versions of Apache httpd.\n\n"
+        "For example, to make the server accept connections on both port 80 and port 8000, use:\n\n"
+        "```config\nListen 80\nListen 8000\n```"
+    )
+    pool = [
+        evidence("/en/mod/mpm_common.html#listen", "Apache MPM Common Directives", "Listen Directive", listen)
+    ]
+    text = rendered(compose(query("How do I change the port Apache listens on?"), pool))
+    assert not text.startswith("This is a change"), text
+    assert "Listen 8000" in text
+    assert _VERSION_NOTE.match("In earlier versions, the default was 5.")
+    assert not _VERSION_NOTE.match("Previous versions are listed below.")
