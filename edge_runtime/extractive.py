@@ -926,15 +926,23 @@ def _shows_output(units: list[Unit], position: int) -> bool:
 _SYMBOL = re.compile(r"[^\w\s.,;:!?()'-]|'[^\w\s]")  # "`", "^", "=", "/": a unit that names something
 
 
+FRAGMENT_WORDS = 8
+
+
 def _restates(query: Query, text: str) -> bool:
     """`text`, a list item, says no word the question does not, and names nothing: "3. The
     config file." for "Where is the config file?". Its words match, and it answers nothing. A
     name or a path is an answer in the question's words ("- `~/.vdirsyncer/config`." for "Where
     does vdirsyncer look for its config file?"); a sentence in them most often introduces the
-    answer ("The address the server listens on. Default: `127.0.0.1:8000`.")."""
-    if not _LIST_ITEM.match(text):
+    answer ("The address the server listens on. Default: `127.0.0.1:8000`."). So does a short
+    fragment, an attribute's docstring that names its attribute: Logbook's "the bubble flag of
+    this handler" led "What is a handler's bubble flag for?"."""
+    if _LIST_ITEM.match(text):
+        said = _LIST_ITEM.sub("", text, count=1)
+    elif text[:1].islower() and len(_WORD.findall(text)) <= FRAGMENT_WORDS:
+        said = text
+    else:
         return False
-    said = _LIST_ITEM.sub("", text, count=1)
     if _YES_NO.match(said) or _SYMBOL.search(said) or _PATH.search(said):
         return False  # "- '^' Starts-with search.": the symbol is what it says
     return _terms(query.locale, said) <= query.terms

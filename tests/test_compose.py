@@ -3098,3 +3098,34 @@ def test_a_sentence_on_how_earlier_versions_did_it_is_a_version_note():
     assert "Listen 8000" in text
     assert _VERSION_NOTE.match("In earlier versions, the default was 5.")
     assert not _VERSION_NOTE.match("Previous versions are listed below.")
+
+
+def test_a_fragment_that_only_names_the_attribute_asked_about_is_no_answer():
+    """Logbook's reference documents `Handler.bubble` as "the bubble flag of this handler": every
+    word of it asked in "What is a handler's bubble flag for?", and it led over the stacks page's
+    "it has a flag (the `bubble` flag) which specifies if the next handler in the chain is
+    supposed to get this record passed to"."""
+    pool = [
+        evidence(
+            "/stacks.html#handlers",
+            "Stacks in Logbook",
+            "Stacks in Logbook › Handlers",
+            "Each handler can decide if it wants to process the record, and then it has a flag (the "
+            "[`bubble`](/api/handlers.html#logbook.Handler.bubble) flag) which specifies if the next handler "
+            "in the chain is supposed to get this record passed to.\n\nIf a handler is bubbling it will give "
+            "the record to the next handler, even if it was properly handled.",
+        ),
+        evidence(
+            "/api/handlers.html#logbook.Handler.bubble",
+            "Handlers",
+            "Handlers › logbook.Handler › bubble",
+            "the bubble flag of this handler",
+            score=0.83,
+            index=1,
+        ),
+    ]
+    text = rendered(compose(query("What is a handler's bubble flag for?"), pool))
+    assert text.startswith("Each handler can decide"), text
+    # A fragment that says more than the question does stays an answer.
+    assert not _restates(query("What is the bubble flag?"), "whether records bubble up to the next handler")
+    assert _restates(query("What is the bubble flag?"), "the bubble flag")
