@@ -838,7 +838,7 @@ def _box_title(node: LexborNode) -> LexborNode | None:
         return None
     if first.tag in HEADING_TAGS or "title" in (first.attributes.get("class") or "").split():
         return first
-    if first.tag == "table":
+    if first.tag == "table" and first.css_first("img") is not None:
         return first.css_first("th")
     return None
 
@@ -848,8 +848,13 @@ def _box_cells(node: LexborNode) -> list[LexborNode] | None:
     alt="[Tip]"></td><th>Tip</th>`, then the text in a cell of the next row: aptitude's manual):
     read as a table, every tip was a table headed "[Tip] | Tip", each sentence of it a row."""
     first = next((c for c in node.iter() if c.tag != "-text"), None)
-    if first is None or first.tag != "table" or first.css_first("th") is None:
-        return None
+    if (
+        first is None
+        or first.tag != "table"
+        or first.css_first("th") is None
+        or first.css_first("img") is None
+    ):
+        return None  # a note that opens with a table of its own (no icon) keeps it
     return [cell for cell in first.css("td") if cell.text(deep=True).strip()]
 
 

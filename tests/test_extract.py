@@ -771,6 +771,12 @@ def test_docbooks_screenshot_frames_icon_notes_and_questions_read_as_what_they_a
     assert "[D]" not in content and "| [Tip]" not in content and "|" not in content, content
     assert "## How can I find broken packages?\n\nUse the command Search → Find Broken." in content, content
     assert ("How can I find broken packages?", "q1") in [(h.text, h.anchor) for h in page.headings]
+    # A warning that opens with a table of its own (no icon beside a title) keeps its table.
+    own = _page(
+        "<main><h1>T</h1><div class='warning'><table><tr><th>Option</th><th>Meaning</th></tr>"
+        "<tr><td>-x</td><td>exit</td></tr></table></div></main>"
+    )
+    assert "| Option | Meaning |\n| --- | --- |\n| -x | exit |" in extract(own, "/t.html").content
 
 
 def test_a_language_switcher_goes_and_a_row_labelled_by_its_th_is_no_header():
