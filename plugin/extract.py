@@ -416,9 +416,14 @@ class _Walker:
                 self.walk(child, depth + 1)
                 self.flush()
             elif tag in ("strong", "b"):
-                inner = _clean(child.text(deep=True, separator="").replace("\n", " "))
+                raw = child.text(deep=True, separator="")
+                inner = _clean(raw.replace("\n", " "))
                 if inner:
-                    self._inline.append(f"**{inner}**")
+                    # The space a bold part ends (or starts) with stays outside its marks: man2html
+                    # writes "<B>-z </B><I>string</I>", which read "**-z**string".
+                    before = " " if raw[:1].isspace() else ""
+                    after = " " if raw[-1:].isspace() else ""
+                    self._inline.append(f"{before}**{inner}**{after}")
                     for a in child.css("a"):
                         self._link(a)
             else:

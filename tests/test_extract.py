@@ -829,6 +829,20 @@ def test_a_page_that_does_not_say_its_language_is_in_the_one_its_folder_names():
     )
 
 
+def test_the_space_a_bold_part_ends_with_stays_between_it_and_the_next_word():
+    """man2html writes bash's `-z string` test as "<B>-z </B><I>string</I>" and BIND's reference
+    "<strong>Blocks: </strong>topmost": the space inside the bold part was dropped with it, and
+    the answers read "-zstring" and "**Blocks:**topmost"."""
+    html = _page(
+        "<main><h1>Conditional expressions</h1><dl><dt><b>-z </b><i>string</i></dt><dd>True if the length "
+        "of <i>string</i> is zero.</dd></dl><p><strong>Blocks: </strong>topmost</p>"
+        "<p>A <b>bold</b> word and <b> spaced </b>one.</p></main>"
+    )
+    content = extract(html, "/bash.html").content
+    assert "**-z string**: True if the length of string is zero." in content, content
+    assert "**Blocks:** topmost" in content and "A **bold** word and **spaced** one." in content, content
+
+
 def test_a_paragraph_wrapped_in_its_source_is_one_line_as_the_reader_sees_it():
     """Markdown and reST sources are often wrapped at 80 columns and the generators keep those
     line breaks in the HTML, where they are spaces. Kept, every answer quoting such a paragraph
