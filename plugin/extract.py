@@ -761,7 +761,7 @@ class _Walker:
         title_node = node.css_first(
             ".admonition-title, summary, .admonition-heading, [class*=admonitionHeading], .custom-block-title"
         ) or _box_title(node)
-        title = _clean(title_node.text(deep=True, separator=" ")) if title_node else ""
+        title = _clean(title_node.text(deep=True, separator="")) if title_node else ""
         docusaurus = title_node is not None and "admonitionHeading" in (
             title_node.attributes.get("class") or ""
         )
@@ -777,11 +777,12 @@ class _Walker:
             blocks = [block for cell in cells for block in self._read(cell, depth)]
         else:
             blocks = self._read(node, depth)
+        label = title if title[-1:] in ":?!" else f"{title}:"  # "NOTE dpkg or apt?", not "apt?:"
         if blocks and blocks[0].kind == "para":
-            blocks[0].text = f"**{title}:** {blocks[0].text}"
+            blocks[0].text = f"**{label}** {blocks[0].text}"
             blocks[0].kind = "note"
         else:
-            self.blocks.append(Block("note", f"**{title}:**"))
+            self.blocks.append(Block("note", f"**{label}**"))
         self.blocks.extend(blocks)
 
     def _anchor(self, node: LexborNode, depth: int) -> None:
@@ -805,7 +806,7 @@ class _Walker:
 
 
 # DocBook's admonitions: <div class="note|tip|important|caution|warning"><h3 class="title">Note</h3>
-_DOCBOOK_ADMONITIONS = frozenset(["note", "tip", "important", "caution", "warning"])
+_DOCBOOK_ADMONITIONS = frozenset(["note", "tip", "important", "caution", "warning", "sidebar"])
 
 
 # What a language switcher says besides its links: "Available Languages: en | fr | ko".
@@ -843,6 +844,8 @@ def _box_title(node: LexborNode) -> LexborNode | None:
         return None
     if first.tag in HEADING_TAGS or "title" in (first.attributes.get("class") or "").split():
         return first
+    if "titlepage" in (first.attributes.get("class") or "").split():  # DocBook's <sidebar>
+        return first.css_first(".title")
     if first.tag == "table" and first.css_first("img") is not None:
         return first.css_first("th")
     return None

@@ -771,6 +771,15 @@ def test_docbooks_screenshot_frames_icon_notes_and_questions_read_as_what_they_a
     assert "[D]" not in content and "| [Tip]" not in content and "|" not in content, content
     assert "## How can I find broken packages?\n\nUse the command Search → Find Broken." in content, content
     assert ("How can I find broken packages?", "q1") in [(h.text, h.anchor) for h in page.headings]
+    # Publican's sidebars (the Debian Administrator's Handbook's "NOTE dpkg or apt?", 420 of them) are
+    # notes titled by their title page, the title's own words spaced as written.
+    sidebar = _page(
+        "<main><h1>dpkg</h1><div class='sidebar'><div class='titlepage'><div><div><p class='title'>"
+        "<strong><span class='emphasis'><em>NOTE</em></span> <code class='command'>dpkg</code> or "
+        "<code class='command'>apt</code>?</strong></p></div></div></div>"
+        "<div class='para'>`dpkg` is a system tool.</div></div></main>"
+    )
+    assert "**NOTE dpkg or apt?** `dpkg` is a system tool." in extract(sidebar, "/d.html").content
     # A warning that opens with a table of its own (no icon beside a title) keeps its table.
     own = _page(
         "<main><h1>T</h1><div class='warning'><table><tr><th>Option</th><th>Meaning</th></tr>"
