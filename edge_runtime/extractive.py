@@ -711,6 +711,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     heading_share = [sum(weight[t] for t in h & key_terms) / total if total else 0.0 for h in headings]
     # Sections headed by a name made of the asked words, generic ones too (`_names_the_ask`).
     action = [_names_the_ask(query, e) for e in pool]
+    # Sections listing references, whose items point elsewhere (`_SIGNPOST_HEADING`).
+    signposts = [bool(_SIGNPOST_HEADING.fullmatch(_heading(e).strip())) for e in pool]
     # Each section's heading and its page's title: what a paragraph repeating them says.
     titled = [_titles(e) for e in pool]
     summaries = _summaries(query, pool, units)
@@ -827,7 +829,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             _POINTER.match(unit.text)
             or (unit.kind == "row" and _signpost(unit.text))
             or (unit.kind == "prose" and _ONLY_LINKS.fullmatch(_LIST_ITEM.sub("", unit.text, count=1)))
-            or _SIGNPOST_HEADING.fullmatch(_heading(source).strip())
+            or signposts[unit.evidence]
         ):
             # "See X for more" points elsewhere, and so does an entry of a table of contents
             # ("- [Configuring your Application](#configuring-your-application)") or of a list of

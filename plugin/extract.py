@@ -846,24 +846,26 @@ def _box_title(node: LexborNode) -> LexborNode | None:
         return first
     if "titlepage" in (first.attributes.get("class") or "").split():  # DocBook's <sidebar>
         return first.css_first(".title")
-    if first.tag == "table" and first.css_first("img") is not None:
-        return first.css_first("th")
-    return None
+    table = _icon_table(first)
+    return table.css_first("th") if table is not None else None
 
 
 def _box_cells(node: LexborNode) -> list[LexborNode] | None:
     """The cells holding a DocBook note's text when it is laid out as a table (`<td><img
     alt="[Tip]"></td><th>Tip</th>`, then the text in a cell of the next row: aptitude's manual):
     read as a table, every tip was a table headed "[Tip] | Tip", each sentence of it a row."""
-    first = next((c for c in node.iter() if c.tag != "-text"), None)
-    if (
-        first is None
-        or first.tag != "table"
-        or first.css_first("th") is None
-        or first.css_first("img") is None
-    ):
+    table = _icon_table(next((c for c in node.iter() if c.tag != "-text"), None))
+    if table is None:
         return None  # a note that opens with a table of its own (no icon) keeps it
-    return [cell for cell in first.css("td") if cell.text(deep=True).strip()]
+    return [cell for cell in table.css("td") if cell.text(deep=True).strip()]
+
+
+def _icon_table(first: LexborNode | None) -> LexborNode | None:
+    """`first`, a note's first element, when it is the table DocBook lays the note out in: an
+    icon (<img>) beside the title (<th>)."""
+    if first is None or first.tag != "table" or first.css_first("img") is None:
+        return None
+    return first if first.css_first("th") is not None else None
 
 
 def _md_row(cells: list[str]) -> str:
