@@ -217,6 +217,11 @@ MENU_LINK_SHARE = 0.5  # above the first heading, a block with more link text th
 # GNU texinfo (makeinfo) pages: the body is the node, less its navigation panels.
 _TEXINFO = ("makeinfo", "texi2any", "texi2html")
 _TEXINFO_CHROME = "div.header, div.nav-panel, hr"
+# A texinfo manual's indices (`@printindex`): tables of "entry: section" links, makeinfo 6 classing
+# them `index-cp`, 7 `cp-entries-printindex`, each after a "Jump to: A B C" table of letter links.
+# They point elsewhere: on one-page manuals (Autoconf, Bash) their rows were sections of the page
+# ("Preprocessor Symbol Index" led "How do I define a preprocessor symbol?" with an entry).
+_TEXINFO_INDEX = re.compile(r"index-\w+|\w+-(entries|letters-header|letters-footer)-printindex")
 _MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]+)\)$")  # texinfo's <title>: "Node (Manual)"
 # Doxygen: the content is div.contents, the title div.headertitle's; a member's "◆" permalink,
 # the "More..." links to the details and the separators between members are chrome; a source
@@ -812,6 +817,16 @@ _DOCBOOK_ADMONITIONS = frozenset(["note", "tip", "important", "caution", "warnin
 # What a language switcher says besides its links: "Available Languages: en | fr | ko".
 SWITCHER_WORDS = 4
 _SWITCHER_WORD = re.compile(r"\w+")
+
+
+def _texinfo_indices(root: LexborNode) -> list[LexborNode]:
+    """The tables of a texinfo manual's indices and of their "Jump to:" letters (`_TEXINFO_INDEX`)."""
+    return [
+        table
+        for table in root.css("table")
+        if _TEXINFO_INDEX.fullmatch(table.attributes.get("class") or "")
+        or table.css_first("a[class^='summary-letter']") is not None
+    ]
 
 
 def _language_switchers(root: LexborNode) -> list[LexborNode]:
@@ -1473,6 +1488,8 @@ def extract(
         main = tree.body
         for junk in main.css(_TEXINFO_CHROME) if main is not None else ():
             junk.decompose()
+        for index in _texinfo_indices(main) if main is not None else ():
+            index.decompose()
     elif doxygen:
         main = tree.css_first("div.contents")
         for junk in main.css(_DOXYGEN_CHROME) if main is not None else ():

@@ -593,6 +593,38 @@ def test_texinfo_pages_are_read_whole_without_their_navigation():
     assert "Next:" not in page.content and "¶" not in page.content and page.warnings == []
 
 
+def test_a_texinfo_manuals_indices_are_not_read():
+    """`@printindex` writes a table of "entry: section" links after a "Jump to:" table of letters
+    (makeinfo 6 classes it `index-pr`, 7 `pr-entries-printindex`): it points elsewhere, and on a
+    one-page manual its rows led answers. The index's own introduction stays."""
+    letters = (
+        "<table><tr><th valign='top'>Jump to: &nbsp; </th><td>"
+        "<a class='summary-letter' href='#pr_letter-A'><b>A</b></a></td></tr></table>"
+    )
+    entries = (
+        "<tr><td></td><th align='left'>Index Entry</th><td>&nbsp;</td><th align='left'> Section</th></tr>"
+        "<tr><td></td><td valign='top'><a href='#index-AC_005fDEFINE'><code>AC_DEFINE</code></a>:</td>"
+        "<td>&nbsp;</td><td valign='top'><a href='#Defining-Symbols'>Defining Symbols</a></td></tr>"
+    )
+    html = (
+        "<html><head><title>Autoconf</title><meta name='Generator' content='makeinfo'></head><body lang='en'>"
+        "<div class='section' id='Defining-Symbols'><h3>7.1 Defining C Preprocessor Symbols</h3>"
+        "<p>Use <code>AC_DEFINE</code> to define a preprocessor symbol.</p></div>"
+        "<div class='appendixsec' id='Macro-Index'><h3>B.1 Macro Index</h3>"
+        f"<p>This is an alphabetical list of the Autoconf macros.</p>{letters}"
+        f"<table class='index-pr' border='0'>{entries}</table>{letters}</div>"
+        "<div class='appendixsec' id='Symbol-Index'><h3>B.2 Symbol Index</h3>"
+        "<table class='pr-letters-header-printindex'><tr><th>Jump to: </th><td>"
+        "<a class='summary-letter-printindex' href='#x'><b>A</b></a></td></tr></table>"
+        f"<table class='pr-entries-printindex' border='0'>{entries}</table></div></body></html>"
+    )
+    page = extract(html, "/autoconf.html")
+    assert "Use `AC_DEFINE` to define a preprocessor symbol." in page.content
+    assert "This is an alphabetical list of the Autoconf macros." in page.content
+    for gone in ("Index Entry", "Jump to", "[`AC_DEFINE`]", "[Defining Symbols]"):
+        assert gone not in page.content, gone
+
+
 def test_docusaurus_admonitions_tabs_and_mobile_table_of_contents():
     """Docusaurus: the "On this page" list sits inside the article (for phones), admonitions are
     `theme-admonition` with a hashed heading class, and every tab panel but the first is hidden."""
