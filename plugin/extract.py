@@ -1001,9 +1001,17 @@ def heading_anchor(node: LexborNode) -> str:
     anchor = node.attributes.get("id") or ""
     if anchor:
         return anchor
-    inner = node.css_first("[id]")
-    if inner is not None and inner.attributes.get("id"):
-        return inner.attributes["id"] or ""
+    inner = [e for e in node.css("[id]") if e.attributes.get("id")]
+    if len(inner) > 1:
+        # XHTML's self-closed `<a id="x"/>` (the Debian Reference's DocBook) read as HTML is an
+        # <a> holding the rest of the heading, and the parser re-opens the one left open before
+        # it as an empty copy first: "<h3><a id="previous"></a><a id="own">1.1.12. sudo ..."
+        # filed every section under the previous one's anchor. The element holding the whole
+        # heading is its anchor.
+        whole = node.text(deep=True).strip()
+        inner = [e for e in inner if e.text(deep=True).strip() == whole] or inner
+    if inner:
+        return inner[0].attributes.get("id") or ""
     named = node.css_first("a[name]")  # DocBook, older HTML: <h2><a name="undo"></a>Undo</h2>
     if named is not None and named.attributes.get("name"):
         return named.attributes["name"] or ""
@@ -1043,7 +1051,8 @@ def heading_text(node: LexborNode) -> str:
     for link in node.css("a[href^='#']"):
         if not link.text(deep=True).strip(_ANCHOR_MARKS + " \t\n"):
             link.decompose()  # a bare anchor mark, not part of the title
-    text = _clean(node.text(deep=True, separator=" "))
+    # One line: a heading wrapped in the source ("An extra\nuser account") is one title.
+    text = " ".join(node.text(deep=True, separator=" ").split())
     return text.strip("¶§🔗\u200b\ufeff ").strip()
 
 
@@ -1200,8 +1209,9 @@ def _densest_container(tree: LexborHTMLParser) -> LexborNode | None:
         inner = item.css(_READABLE)  # (selectolax includes the node itself)
         if any(n.mem_id != item.mem_id for n in inner):
             continue  # counted in the items it holds (a nested list's items)
-        # Link text is navigation (a menu, a sidebar's table of contents), not reading.
-        links = sum(_letters(a.text(deep=True)) for a in item.css("a"))
+        # Link text is navigation (a menu, a sidebar's table of contents), not reading; an <a>
+        # without a target is none (XHTML's `<a id="x"/>` read as HTML holds what follows it).
+        links = sum(_letters(a.text(deep=True)) for a in item.css("a[href]"))
         letters = _letters(item.text(deep=True)) - links
         path, node = [], item
         while node is not None and node.tag not in ("body", "html"):

@@ -1024,6 +1024,36 @@ def test_a_named_anchor_inside_a_heading_is_its_anchor():
     assert [(h.text, h.anchor) for h in page.headings][-1] == ("Fixing mistakes", "fixing-mistakes")
 
 
+def test_a_self_closed_anchor_in_a_heading_names_its_own_section_not_the_one_before():
+    """XHTML DocBook (the Debian Reference) writes `<h3><a id="x"/>Title</h3>`. Read as HTML that
+    <a> stays open; the parser re-opens it, empty, inside the next heading before that heading's
+    own, and every section was cited at the previous one's anchor ("sudo configuration" at
+    `#_an_extra_user_account`), and the paragraphs it holds were counted as link text when
+    looking for the content's container."""
+    more = b"<p>" + b"Each section says a little more about the system. " * 10 + b"</p>"
+    html = b"""<html lang="en"><head><title>Chapter 1. GNU/Linux tutorials</title></head><body>
+<div class="navheader"><a href="index.en.html">Home</a></div><div class="chapter">
+<div class="titlepage"><h1 class="title"><a id="_tutorials"/>Chapter 1. Tutorials</h1></div>
+<div class="section"><div class="titlepage"><h3 class="title"><a id="_an_extra_user_account"/>1.1.11. An extra
+user account</h3></div><p>You can create a training user account.</p>
+<pre class="screen"># adduser fish</pre>MORE</div>
+<div class="section"><div class="titlepage"><h3 class="title"><a id="_sudo_configuration"/>1.1.12. sudo
+configuration</h3></div><p>It is common to deploy a simple configuration of sudo.</p>MORE</div>
+<div class="section"><div class="titlepage"><h3 class="title"><a id="_play_time"/>1.1.13. Play time</h3>
+</div><p>You are now ready to play with the Debian system.</p>MORE</div></div></body></html>"""
+    page = extract(html.replace(b"MORE", more), "/ch01.en.html")
+    assert [h.anchor for h in page.headings] == [
+        "_tutorials",
+        "_an_extra_user_account",
+        "_sudo_configuration",
+        "_play_time",
+    ]
+    assert "It is common to deploy a simple configuration of sudo." in page.content
+    # A heading wrapped in the source is one line, and a heading of the Markdown.
+    assert page.headings[2].text == "1.1.12. sudo configuration"
+    assert "### 1.1.12. sudo configuration\n" in page.content
+
+
 def test_a_title_one_level_down_is_the_page_s_heading_not_a_section_of_it():
     """mdBook: the book's name is the menu's h1, outside <main>; the chapter opens with an h2
     holding the page's title. That h2 is the page's heading (its sections are not filed under the
