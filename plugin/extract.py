@@ -1327,15 +1327,21 @@ def _bare_body(tree: LexborHTMLParser) -> LexborNode | None:
 # `/es-ES/sect.task-scheduling-cron-atd.html`, and its Spanish pages were read as the site's
 # default language, English, and quoted in answers to English questions. Only ISO 639-1 codes of
 # languages documentation is translated into, with a region or not ("es", "es-ES", "pt_BR").
-_PATH_LANGUAGE = re.compile(
-    r"/(ar|bg|ca|cs|da|de|el|en|es|et|eu|fa|fi|fr|gl|he|hi|hr|hu|id|it|ja|ko|lt|lv|nb|nl|nn|no|pl|pt"
-    r"|ro|ru|sk|sl|sr|sv|th|tr|uk|vi|zh)(?:[-_][A-Za-z]{2,4})?/",
+_LANGUAGE_CODES = (
+    r"(ar|bg|ca|cs|da|de|el|en|es|et|eu|fa|fi|fr|gl|he|hi|hr|hu|id|it|ja|ko|lt|lv|nb|nl|nn|no|pl|pt"
+    r"|ro|ru|sk|sl|sr|sv|th|tr|uk|vi|zh)(?:[-_][A-Za-z]{2,4})?"
 )
+_PATH_LANGUAGE = re.compile(rf"/{_LANGUAGE_CODES}/")
+# ... or by a suffix of its file or folder name, as Debian's documentation packages name their
+# translations: the Debian Reference's `ch02.en.html`, the APT guide's `guide.de.html/ch1.html`.
+_SUFFIX_LANGUAGE = re.compile(rf"[^/.]\.{_LANGUAGE_CODES}(?:\.x?html?)?(?:/[^/]*)?$")
 
 
 def _path_language(url: str) -> str:
-    """The language code the page's first folder names, if it names one."""
-    match = _PATH_LANGUAGE.match(urlsplit(url).path or "/")
+    """The language code the page's first folder names, or the suffix of its file or folder
+    name, if one names one."""
+    path = urlsplit(url).path or "/"
+    match = _PATH_LANGUAGE.match(path) or _SUFFIX_LANGUAGE.search(path)
     return match.group(1) if match else ""
 
 

@@ -850,9 +850,10 @@ def test_a_language_switcher_goes_and_a_row_labelled_by_its_th_is_no_header():
 
 def test_a_page_that_does_not_say_its_language_is_in_the_one_its_folder_names():
     """The Debian Administrator's Handbook (Publican) writes `<html>` without `lang` and puts each
-    translation in a folder of its own (`/es-ES/…`): its Spanish pages were read as English, the
-    site's default, and quoted in answers to English questions. `lang` (or XHTML's `xml:lang`)
-    still wins: the Apache manual's untranslated pages under `/es/` say `lang="en"`."""
+    translation in a folder of its own (`/es-ES/…`), the APT guide in `guide.es.html/`: their
+    pages were read as English, the site's default, and quoted in answers to English questions.
+    `lang` (or XHTML's `xml:lang`) still wins: the Apache manual's untranslated pages under `/es/`
+    say `lang="en"`."""
     spanish = "<html><head><title>9.7. Programación de tareas</title></head><body><main><h1>Cron</h1>"
     spanish += "<p>En un sistema Unix, muchas tareas están programadas.</p></main></body></html>"
     assert extract(spanish, "/es-ES/sect.cron.html").locale == "es"
@@ -860,6 +861,12 @@ def test_a_page_that_does_not_say_its_language_is_in_the_one_its_folder_names():
     assert extract(spanish, "/sect.cron.html").locale == "en"
     assert extract(spanish, "/sect.cron.html", default_locale="es").locale == "es"
     assert extract(spanish, "/api/es/cron.html").locale == "en"  # the first folder only
+    # ... or the suffix of its file or folder name (Debian's `-doc` packages: the Debian Reference's
+    # `ch02.es.html`, the APT guide's `guide.es.html/ch1.html`); other suffixes name no language.
+    assert extract(spanish, "/ch02.es.html").locale == "es"
+    assert extract(spanish, "/guide.es.html/ch1.html").locale == "es"
+    assert extract(spanish, "/setup.py.html").locale == "en"
+    assert extract(spanish, "/docs.es/sub/ch1.html").locale == "en"  # the folder holding it only
     english = (
         "<html lang='en'><head><title>T</title></head><body><main><h1>T</h1><p>Text.</p></main></body></html>"
     )
