@@ -54,6 +54,10 @@ _FRAMING = re.compile(
     r"(?:support|supports|supported|offer|offers|provide|provides|have|has)\b"
     r"|\b(?:is|are)\s+there\s+(?:any\s+|a\s+|an\s+)?(?:way|support|option|setting|feature)?\b"
     r"|\bsupport\s+for\b|\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b"
+    # "the difference between X and Y" asks about X and Y: the docs that compare them rarely say
+    # "difference" (toolz's "What is the difference between toolz and cytoolz?" led with `diff`,
+    # "Return those items that differ between sequences")
+    r"|\b(?:the\s+)?differences?\s+between\b|\bla\s+diferencia\s+entre\b"
     # "how long a session lasts", "how often it retries": a duration or a frequency is asked
     r"|\bhow\s+(?:long|often)\b"
     r"|\b(?:soporta|soportan|admite|admiten|ofrece|ofrecen|tiene|tienen)\b"
@@ -1197,12 +1201,18 @@ _HAS_VERB = re.compile(
 )
 
 
+# "set up" says the doing as "set" alone does ("How do I set up sudo?" is about sudo): its "up",
+# a key term, led the Debian Reference's answer with "Do not set up accounts of regular users
+# ... like this" above the section on configuring sudo.
+_SET_UP = re.compile(r"\b(?:set|sets|setting)\s+(?P<verb>up)\b", re.I)
+
+
 _QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^”\n]{1,300}”|`[^`\n]{1,300}`')
 
 
 def key_terms(locale: str, text: str) -> frozenset[str]:
     terms = lexical.stem_terms(locale, _FRAMING.sub(_unframed, text))
-    for verb in (_PLACE_VERB.search(text), _HAS_VERB.search(text)):
+    for verb in (_PLACE_VERB.search(text), _HAS_VERB.search(text), _SET_UP.search(text)):
         if verb:
             terms -= lexical.stem_terms(locale, verb.group("verb") or verb.group("verbo"))
     generic = GENERIC.get(locale, frozenset()) | GENERIC["en"]
