@@ -10,6 +10,7 @@ endpoint does that with the typed `Answer` it gets back.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -19,12 +20,12 @@ from askdocs.edge_runtime.conversation import ChatRequest, only_asks_for_human
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate, outline
-from askdocs.edge_runtime.extractive import Composition, compose, passage_signals, refusal
+from askdocs.edge_runtime.extractive import Composition, compose, defined_name, passage_signals, refusal
 from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import ask_in_language, phrase
 from askdocs.edge_runtime.intents import Intent, intent_reply, recognise, worded_as_first_question
-from askdocs.edge_runtime.query import Query, make_query
+from askdocs.edge_runtime.query import Query, make_query, mentions
 from askdocs.edge_runtime.scope import Scope
 from askdocs.edge_runtime.search import (
     ANSWER_WEIGHTS,
@@ -246,11 +247,30 @@ def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answ
     the site's FAQ asks in other words is answered from that FAQ, whatever the confidence."""
     if case.faq is not None or case.intent is not None:
         return None
-    if case.confidence < settings.min_confidence:
+    if case.confidence < settings.min_confidence and defined_name(case.query, case.evidence) is None:
         return refuse(case, mode)
     if case.evidence and _only_the_contact_page(case, case.evidence[0]):
         return refuse(case, mode, refused_because="contact_page")
+    if _version_unsaid(case):
+        return refuse(case, mode, refused_because="version_unsaid")
     return None
+
+
+# A version the question names: "Python 2.4", "3.12", "HTTP/3"; not an address ("10.0.0.53",
+# "192.168.x.x"), a path's number ("/items/42") or a name's ("v1.2").
+_VERSION_NAMED = re.compile(r"(?<![\w./-])(?:\d+\.\d+(?:\.\d+)?|[A-Z]{2,}/\d+(?:\.\d+)?)(?![\w/]|\.\w)")
+
+
+def _version_unsaid(case: Case) -> bool:
+    """The question names versions and nothing read says any of them: what it asks about is that
+    version, which the docs do not cover ("Does wrapt support Python 2.4?" was answered with the
+    overview's "a transparent object proxy for Python", "Does WebOb support HTTP/3?" with the 505
+    HTTP Version Not Supported exception), whatever else of it they say."""
+    named = [v.lower() for v in _VERSION_NAMED.findall(case.query.message)]
+    if not named:
+        return False
+    read = [f"{e.label}\n{e.text}".lower() for e in case.evidence]
+    return not any(mentions(text, token) for token in named for text in read)
 
 
 # Of the question's key terms, more than this share must be on the support page for it to answer.

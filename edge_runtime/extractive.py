@@ -317,6 +317,13 @@ _RELEASE_SECTION = re.compile(
     r"(?:(?:version|release|versi[oó]n)\s+)?v?\d+\.\d+(?:\.\d+)*[a-z]*\d*(?:\s*\([^()]{0,40}\)|\s+[-–—]\s+[^\s]{1,30})?\s*$",
     re.I,
 )
+# ... and so does a section whose heading says what it holds is obsolete, deprecated or legacy
+# (Autoconf's "Obsolete Macros" entry for `AC_INIT`, its old one-argument form, led "What does
+# AC_INIT do?" above the macro's own entry), unless the question is about such things.
+_OBSOLETE_SECTION = re.compile(
+    r"\b(obsolete|deprecated|deprecations|legacy|obsoleto|obsoleta|en desuso)\b", re.I
+)
+_ASKS_OBSOLETE = re.compile(r"\b(obsolete|deprecat\w*|legacy|old|older|obsolet\w*|desuso|antigu\w*)\b", re.I)
 # A section headed by the opposite of an asked word ("Streaming Uploads" for "download a large
 # file"), and a sentence that says it: each weighs this much. No answer of the three dev columns
 # changed (96 of their questions hold such a word); Requests' "download a large file without
@@ -718,6 +725,10 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     summaries = _summaries(query, pool, units)
     # A release's section of another page (a one-page manual's "Version 1.3") is release notes too.
     releases = [bool(_RELEASE_SECTION.match(_heading(e))) for e in pool]
+    if not _ASKS_OBSOLETE.search(query.message):
+        releases = [
+            r or bool(_OBSOLETE_SECTION.search(e.heading)) for r, e in zip(releases, pool, strict=True)
+        ]
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
@@ -1010,6 +1021,18 @@ def _names_the_ask(query: Query, evidence: Evidence) -> bool:
 
 
 _MEMBER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:
+    """Asked what a name is or does ("What does to_unicode do?", an exact name: `identifiers`), the
+    section read that is headed by it (an API entry, `kitchen.text.converters.to_unicode`), if one
+    is. Where the docs define the very name asked about, they answer the question."""
+    asked = _ASKS_DEFINITION.match(query.message)
+    if asked is None:
+        return None
+    name = (asked.group("name") or asked.group("does") or asked.group("hace")).lower()
+    tokens = [t for t in query.identifiers if mentions(name, t)]
+    return next((e for e in evidence for t in tokens if mentions(_heading(e).lower(), t)), None)
 
 
 def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
@@ -1319,10 +1342,31 @@ def _list_intro(same: list[Unit], at: int) -> Unit | None:
     of `httpx.Limits` which define:"), if the list has one. A field's name is none ("Keyword
     argument:", "Parameters:"): it says nothing the item does not, and read first it was all a
     reader saw of polib's answer to "How do I find untranslated entries?"."""
-    intro = next((u for u in reversed(same[:at]) if not _LIST_ITEM.match(u.text)), None)
-    if intro is None or not _announces(intro) or _FIELD_NAME.fullmatch(intro.text.strip()):
+    before = next((i for i in range(at - 1, -1, -1) if not _LIST_ITEM.match(same[i].text)), None)
+    if before is None:
+        return None
+    intro = same[before]
+    if not _announces(intro) or _FIELD_NAME.fullmatch(intro.text.strip()):
+        return None
+    # Items of another shape between them make another list: a definition list read as items
+    # ("- **ACCOUNT_FORMS (={})**: ...") whose entry holds its own list ("Possible keys (and
+    # default values):" then "- `login`: ...") is not announced by that entry's sentence.
+    shape = _item_shape(same[at].text)
+    if any(_item_shape(u.text) != shape for u in same[before + 1 : at]):
         return None
     return intro
+
+
+_ENTRY = re.compile(r"\*\*[^*\n]+\*\*:")  # a definition list's entry as the Markdown has it
+
+
+def _item_shape(text: str) -> tuple[str, str]:
+    """A list item's marker (numbered or not) and whether it is a definition list's entry ("- **term**:
+    what it is", `_ENTRY`) or not."""
+    marker = _LIST_ITEM.match(text)
+    rest = text[marker.end() :] if marker else text
+    opening = "term" if _ENTRY.match(rest) else "plain"
+    return ("numbered" if marker and marker.group(1)[0].isdigit() else "bullet", opening)
 
 
 def _quoted_list_intro(group: _Group, units: list[Unit], stale: set[int]) -> Unit | None:

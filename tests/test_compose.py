@@ -3129,3 +3129,62 @@ def test_a_fragment_that_only_names_the_attribute_asked_about_is_no_answer():
     # A fragment that says more than the question does stays an answer.
     assert not _restates(query("What is the bubble flag?"), "whether records bubble up to the next handler")
     assert _restates(query("What is the bubble flag?"), "the bubble flag")
+
+
+def test_an_entrys_own_list_does_not_announce_the_entries_after_it():
+    """django-allauth's settings are a definition list; ACCOUNT_FORMS's entry holds "Possible keys
+    (and default values):" and a list of its own. Flattened, the next entry looked like an item of
+    that list, and "How do I limit failed login attempts?" was answered with the form keys first."""
+    settings = (
+        "- **ACCOUNT_FORMS (={})**: Used to override forms, for example: "
+        "`{'login': 'myapp.forms.LoginForm'}`\n\n"
+        "Possible keys (and default values):\n\n"
+        "- `add_email`: `allauth.account.forms.AddEmailForm`\n"
+        "- `login`: `allauth.account.forms.LoginForm`\n"
+        "- **ACCOUNT_LOGIN_ATTEMPTS_LIMIT (=5)**: Number of failed login attempts. When this number is "
+        "exceeded, the user is prohibited from logging in for the specified `ACCOUNT_LOGIN_ATTEMPTS_TIMEOUT` "
+        "seconds.\n"
+        "- **ACCOUNT_LOGIN_ATTEMPTS_TIMEOUT (=300)**: Time period, in seconds, from last unsuccessful login "
+        "attempt, during which the user is prohibited from trying to log in."
+    )
+    pool = [evidence("/configuration.html", "Configuration", "Configuration", settings)]
+    text = rendered(compose(query("How do I limit failed login attempts?"), pool))
+    assert text.startswith("- **ACCOUNT_LOGIN_ATTEMPTS_LIMIT (=5)**"), text
+    assert "Possible keys" not in text and "`add_email`" not in text, text
+    # A list whose items open differently (a code span, bold) is still one list under its intro.
+    codes = (
+        "In short:\n\n"
+        "- `100 - 199` are for information. You rarely use them directly.\n"
+        "- **200 - 299** are for successful responses. These are the ones you would use the most."
+    )
+    pool = [evidence("/tutorial/status/", "Status Code", "Status Code › About HTTP status codes", codes)]
+    text = rendered(compose(query("Which status codes are for successful responses?"), pool))
+    assert text.startswith("In short:"), text
+
+
+def test_an_obsolete_section_answers_after_the_current_one():
+    """Autoconf documents `AC_INIT`'s old one-argument form under "Obsolete Macros": it led "What
+    does AC_INIT do?" above the macro's own entry. Asked about the obsolete form, it answers."""
+    pool = [
+        evidence(
+            "/#Obsolete-Macros",
+            "Autoconf",
+            "18 Obsolete Constructs › 18.4 Obsolete Macros",
+            "- **Macro: AC_INIT (unique-file-in-source-dir)**: Formerly `AC_INIT` used to have a single "
+            "argument, and was equivalent to `AC_INIT` followed by `AC_CONFIG_SRCDIR`.",
+        ),
+        evidence(
+            "/#Initializing-configure",
+            "Autoconf",
+            "4 Initialization and Output Files › 4.1 Initializing configure",
+            "- **Macro: AC_INIT (package, version, [bug-report], [tarname], [url])**: Process any "
+            "command-line arguments and perform initialization and verification. Set the name of the "
+            "package and its version.",
+            score=0.95,
+            index=1,
+        ),
+    ]
+    composition = compose(query("What does AC_INIT do?"), pool)
+    assert composition.cited[0].url == "/#Initializing-configure", rendered(composition)
+    composition = compose(query("What did the obsolete one-argument AC_INIT do?"), pool)
+    assert composition.cited[0].url == "/#Obsolete-Macros", rendered(composition)
