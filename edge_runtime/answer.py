@@ -253,7 +253,32 @@ def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answ
         return refuse(case, mode, refused_because="contact_page")
     if _version_unsaid(case):
         return refuse(case, mode, refused_because="version_unsaid")
+    if _name_unsaid(case):
+        return refuse(case, mode, refused_because="name_unsaid")
     return None
+
+
+_ASKS_WHETHER = re.compile(r"^\W*(?:does|do|did|can|could|is|are|will|would|has|have)\b", re.I)
+# A product's or a technology's name: capitalised, with lowercase letters ("PostgreSQL",
+# "JavaScript", "Polars"); not a shout ("OK"), a placeholder ("MYTOOL_SERVE_PORT") or a style
+# ("camelCase").
+_PRODUCT_NAME = re.compile(
+    r"(?<![\w.-])(?!(?:I|If|Is|Are|Does|Do|Can|Could|Will|Would|Has|Have)\b)"
+    r"[A-Z][A-Za-z]*[a-z][A-Za-z]*(?![\w.-])"
+)
+
+
+def _name_unsaid(case: Case) -> bool:
+    """Asked whether something can be done with or supports a named product the docs never name
+    ("Does parso support parsing JavaScript?", "Is there a built-in item pipeline for writing
+    items into PostgreSQL?"): that name is what the question is about."""
+    query = case.query
+    if not _ASKS_WHETHER.match(query.message):
+        return False
+    names = {
+        t for word in _PRODUCT_NAME.findall(query.message) for t in lexical.stem_terms(query.locale, word)
+    }
+    return bool(names & query.key_terms - case.investigation.term_weights.keys())
 
 
 # A version the question names: "Python 2.4", "3.12", "HTTP/3"; not an address ("10.0.0.53",

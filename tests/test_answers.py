@@ -8,7 +8,7 @@ refused when the docs are silent.
 from __future__ import annotations
 
 import pytest
-from askdocs.edge_runtime.answer import AnswerSettings, Docs, answer
+from askdocs.edge_runtime.answer import _PRODUCT_NAME, AnswerSettings, Docs, answer
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
 from askdocs.edge_runtime.query import key_terms
 
@@ -985,3 +985,16 @@ def test_asked_what_a_name_does_the_section_headed_by_it_answers(tmp_path, multi
     assert "Provides a list of `size` instances" in result.text
     result = answer(factories, ChatRequest("What is a strategy?", "en", (), None), strict)
     assert not result.answered, result.text
+
+
+def test_asked_whether_it_works_with_a_product_the_docs_never_name_is_not_answered(docs):
+    """parso's "Does parso support parsing JavaScript?" was answered with how to parse Python,
+    Scrapy's "Is there a built-in item pipeline for writing items into PostgreSQL?" with the
+    pipelines setting: asked whether it works with a named product, the name is what is asked
+    about, however well the rest matches (the installer's page, at 0.45 here)."""
+    result = ask(docs, "Does the installer work on Windows with Chocolatey?")
+    assert not result.answered and result.extra["refused_because"] == "name_unsaid", result.text
+    result = ask(docs, "Does Tallyfox run on Windows?")
+    assert result.answered and cited(result)[0].startswith("/install/"), result.text
+    # A placeholder or a shout is no product's name.
+    assert not _PRODUCT_NAME.findall("Is it OK to read MYTOOL_SERVE_PORT or camelCase keys?")
