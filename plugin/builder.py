@@ -874,7 +874,7 @@ def _chunk_hash(model_sha: str, text: str) -> str:
 
 
 _CHANGELOG = re.compile(
-    r"\b(change ?log|changes|release notes?|what'?s new|new and noteworthy|"
+    r"\b(change ?log|changes|release notes?|what['’]?s new|new and noteworthy|"
     r"noteworthy in (?:version |release )?v?\d|history of changes|novedades|"
     r"notas de (la )?versi[oó]n|historial de cambios|registro de cambios)\b",
     re.I,
@@ -886,6 +886,21 @@ RELEASE_HEADINGS = 5  # ... this many, at least half of the page's section headi
 # The number a numbered manual writes before a section's title (Sphinx's `:numbered:` toctree:
 # "2.3.1. Embedded documents"): not a release. MongoEngine's guide pages were read as changelogs.
 _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.\s+(?=[^\W\d_])")
+# ... and texinfo's, without the last dot ("3.1.2 The Autoconf Language"): a number is a section's
+# when the page also numbers the section it is in ("3.1"), as Autoconf's and Bash's one-page
+# manuals do. Autoconf's 227 such headings made its manual a changelog, every answer from it
+# weighed as release notes.
+_NUMBERED_TITLE = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(?=[^\W\d_])")
+
+
+def _section_title(text: str, numbered: set[str]) -> str:
+    """A heading's text without the section number it opens with (`_SECTION_NUMBER`, or a
+    texinfo number whose parent section the page numbers too)."""
+    text = _SECTION_NUMBER.sub("", text)
+    found = _NUMBERED_TITLE.match(text)
+    if found and "." in found.group(1) and found.group(1).rpartition(".")[0] in numbered:
+        return text[found.end() :]
+    return text
 
 
 # A folder of release notes, one page per release: Tornado's "/releases/v6.0.0.html" ("What's new
@@ -908,7 +923,8 @@ def is_changelog(title: str, headings, url: str = "") -> bool:
     # The page's sections: its headings after its title. A page whose title is its only `h1` has
     # them below; docutils' rst2html writes each top section as an `h1` of its own (lxml's
     # changelog: "lxml changelog", then "4.9.2 (2022-12-13)" and the other releases, each an `h1`).
-    sections = [_SECTION_NUMBER.sub("", h.text) for at, h in enumerate(headings) if h.level >= 2 or at > 0]
+    numbered = {m.group(1) for h in headings if (m := _NUMBERED_TITLE.match(h.text))}
+    sections = [_section_title(h.text, numbered) for at, h in enumerate(headings) if h.level >= 2 or at > 0]
     releases = sum(1 for text in sections if len(text.split()) <= 6 and _RELEASE_HEADING.search(text))
     if _CHANGELOG.search(title):
         # One release's notes name it in the title ("Major changes in 5.0", "What's new in 3.2").

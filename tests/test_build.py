@@ -641,8 +641,23 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
         "<html lang='en'><head><title>Gizmo changelog</title></head>"
         f"<body><h1>Gizmo changelog</h1>{notes}</body></html>"
     )
+    # texinfo numbers sections without the last dot ("3.1.2 The Autoconf Language"): Autoconf's
+    # one-page manual, 227 such headings, was read as release notes. A number is a section's when
+    # the page numbers the section it is in; a typographic apostrophe still says "What’s New".
+    chapters = [("2", "The GNU Build System", ["Automake", "Gnulib", "Libtool"])]
+    chapters += [
+        ("3", "Making configure Scripts", ["Writing configure.ac", "Using autoscan", "Using ifnames"])
+    ]
+    manual = [
+        h for n, t, subs in chapters for h in [f"{n} {t}", *(f"{n}.{i} {u}" for i, u in enumerate(subs, 1))]
+    ]
+    (site / "autoconf.html").write_text(page("Autoconf", manual))
+    (site / "whats_new.html").write_text(
+        page("What’s New in Gizmo 3.0.0", ["1.1 New Features", "1.1.1 PEP-8 naming", "1.2 Removed"])
+    )
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
+    assert kinds["/autoconf.html"] == "page" and kinds["/whats_new.html"] == "changelog"
     assert kinds["/guide.html"] == "page" and kinds["/numbered-history.html"] == "changelog"
     assert kinds["/important.html"] == "changelog" and kinds["/history.html"] == "changelog"
     assert kinds["/whatsnew5x.html"] == "changelog"
