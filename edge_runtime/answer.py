@@ -262,9 +262,11 @@ _ASKS_WHETHER = re.compile(r"^\W*(?:does|do|did|can|could|is|are|will|would|has|
 # A product's or a technology's name: capitalised, with lowercase letters ("PostgreSQL",
 # "JavaScript", "Polars"); not a shout ("OK"), a placeholder ("MYTOOL_SERVE_PORT") or a style
 # ("camelCase").
+# The shape is checked ahead and the letters taken possessively: a long word that fails at its end
+# ("Aaaa…a1") is not tried at every split of its letters.
 _PRODUCT_NAME = re.compile(
     r"(?<![\w.-])(?!(?:I|If|Is|Are|Does|Do|Can|Could|Will|Would|Has|Have)\b)"
-    r"[A-Z][A-Za-z]*[a-z][A-Za-z]*(?![\w.-])"
+    r"(?=[A-Z][A-Za-z]*[a-z])[A-Za-z]++(?![\w.-])"
 )
 
 
@@ -278,7 +280,7 @@ def _name_unsaid(case: Case) -> bool:
     names = {
         t for word in _PRODUCT_NAME.findall(query.message) for t in lexical.stem_terms(query.locale, word)
     }
-    return bool(names & query.key_terms - case.investigation.term_weights.keys())
+    return bool(names & (query.key_terms - case.investigation.term_weights.keys()))
 
 
 # A version the question names: "Python 2.4", "3.12", "HTTP/3"; not an address ("10.0.0.53",
