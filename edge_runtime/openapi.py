@@ -219,14 +219,22 @@ SSE_EVENTS = {
             "cached": {"type": "boolean"},
             "index_version": NULLABLE_STR,
             "refused_because": {
-                "enum": ["contact_page", "no_question", "language", "version_unsaid", "name_unsaid"],
+                "enum": [
+                    "contact_page",
+                    "no_question",
+                    "language",
+                    "version_unsaid",
+                    "name_unsaid",
+                    "number_unsaid",
+                ],
                 "description": "contact_page: a refusal despite confident retrieval, the best evidence "
                 "was only the site's support page, holding too few of the question's words; "
                 "no_question: the message asks nothing the docs could answer (no key term, no exact "
                 "name), so nothing was searched; language: the question is written in a language "
                 "the site has no pages in, and the text names the languages the docs are in; "
                 "version_unsaid: the question names a version (Python 2.4, HTTP/3) nothing read says; "
-                "name_unsaid: it asks whether something works with a product the docs never name",
+                "name_unsaid: it asks whether something works with a product the docs never name; "
+                "number_unsaid: it asks an amount and the answer found names no number",
             },
             "faq_match": {
                 "type": "object",

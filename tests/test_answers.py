@@ -8,7 +8,7 @@ refused when the docs are silent.
 from __future__ import annotations
 
 import pytest
-from askdocs.edge_runtime.answer import _PRODUCT_NAME, AnswerSettings, Docs, answer
+from askdocs.edge_runtime.answer import _ASKS_AMOUNT, _PRODUCT_NAME, AnswerSettings, Docs, answer
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
 from askdocs.edge_runtime.query import key_terms
 
@@ -998,3 +998,15 @@ def test_asked_whether_it_works_with_a_product_the_docs_never_name_is_not_answer
     assert result.answered and cited(result)[0].startswith("/install/"), result.text
     # A placeholder or a shout is no product's name.
     assert not _PRODUCT_NAME.findall("Is it OK to read MYTOOL_SERVE_PORT or camelCase keys?")
+
+
+def test_asked_how_many_an_answer_without_a_number_is_no_answer(docs):
+    """ "How long does a JWT access token stay valid by default?" (DRF's docs name no lifetime) was
+    answered with what JWT authentication is: asked for an amount, an answer whose lead names no
+    number does not give it. Only questions that open by asking the amount: "I want to measure
+    how long every request takes" asks how to measure it."""
+    result = ask(docs, "How many webhooks can I register?")
+    assert not result.answered and result.extra["refused_because"] == "number_unsaid", result.text
+    result = ask(docs, "How much memory does the server need?")
+    assert result.answered and "2 GB" in result.text, result.text
+    assert not _ASKS_AMOUNT.match("I want to measure how long every request takes")
