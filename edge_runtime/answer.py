@@ -20,7 +20,14 @@ from askdocs.edge_runtime.conversation import ChatRequest, only_asks_for_human
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate, outline
-from askdocs.edge_runtime.extractive import Composition, compose, defined_name, passage_signals, refusal
+from askdocs.edge_runtime.extractive import (
+    Composition,
+    compose,
+    defined_name,
+    gives_no_amount,
+    passage_signals,
+    refusal,
+)
 from askdocs.edge_runtime.faqmatch import FaqMatch, duplicate_faq
 from askdocs.edge_runtime.fs import DocsFS, FsCaches
 from askdocs.edge_runtime.i18n import ask_in_language, phrase
@@ -258,17 +265,6 @@ def gate(case: Case, settings: AnswerSettings, mode: str = "extractive") -> Answ
     return None
 
 
-# A question that opens by asking an amount ("How many webhooks can I register?", "What is the
-# maximum request body size?"): an answer whose lead (or its code) names no number does not give
-# it. DRF's "How long does a JWT access token stay valid by default?" was answered with what JWT
-# authentication is. Anywhere in the question it cost answers: "I want to measure how long every
-# request takes" asks how to measure it, and "letting the client choose how many items" a setting.
-_ASKS_AMOUNT = re.compile(
-    r"^\W*(?:how\s+(?:much|many|long|big|large)\b|what(?:'s|\s+is|\s+are)\s+the\s+"
-    r"(?:max(?:imum)?|min(?:imum)?|largest|smallest|highest|lowest)\b)",
-    re.I,
-)
-_DIGIT = re.compile(r"\d")
 _ASKS_WHETHER = re.compile(r"^\W*(?:does|do|did|can|could|is|are|will|would|has|have)\b", re.I)
 # A product's or a technology's name: capitalised, with lowercase letters ("PostgreSQL",
 # "JavaScript", "Polars"); not a shout ("OK"), a placeholder ("MYTOOL_SERVE_PORT") or a style
@@ -370,9 +366,7 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
     )
     if not composition.parts:
         return refuse(case, mode)
-    if _ASKS_AMOUNT.match(query.message) and not any(
-        _DIGIT.search(p.text) for p in composition.parts if p.kind in ("lead", "code")
-    ):
+    if gives_no_amount(query, composition):
         return refuse(case, mode, refused_because="number_unsaid")
     if _only_the_contact_page(case, composition.cited[0]):
         return refuse(case, mode, refused_because="contact_page")

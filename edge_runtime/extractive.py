@@ -140,6 +140,16 @@ _QUANTITY = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"\d")
+# A question that opens by asking an amount ("How many webhooks can I register?", "What is the
+# maximum request body size?"): an answer whose lead (or its code) names no number does not give
+# it. DRF's "How long does a JWT access token stay valid by default?" was answered with what JWT
+# authentication is. Anywhere in the question it cost answers: "I want to measure how long every
+# request takes" asks how to measure it, and "letting the client choose how many items" a setting.
+_ASKS_AMOUNT = re.compile(
+    r"^\W*(?:how\s+(?:much|many|long|big|large)\b|what(?:'s|\s+is|\s+are)\s+the\s+"
+    r"(?:max(?:imum)?|min(?:imum)?|largest|smallest|highest|lowest)\b)",
+    re.I,
+)
 # A number the question states on its own ("exited with code 7", "a 409"): a table row whose
 # first cell is that number is the entry it looks up ("| `7` | Another process holds the lock |"),
 # and weighs like a section headed by an asked name (4.0, below); so does a term ending in it
@@ -1023,30 +1033,49 @@ def _names_the_ask(query: Query, evidence: Evidence) -> bool:
 _MEMBER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
-def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:
-    """Asked what a name is or does ("What does to_unicode do?", an exact name: `identifiers`), the
-    section read that is headed by it (an API entry, `kitchen.text.converters.to_unicode`), if one
-    is. Where the docs define the very name asked about, they answer the question."""
+def _asked_name(query: Query) -> tuple[str, list[str]] | None:
+    """Asked what a named thing is or does (`_ASKS_DEFINITION`): the name as asked, lowercased, and
+    the question's exact tokens (`identifiers`) it holds."""
     asked = _ASKS_DEFINITION.match(query.message)
     if asked is None:
         return None
     name = (asked.group("name") or asked.group("does") or asked.group("hace")).lower()
-    tokens = [t for t in query.identifiers if mentions(name, t)]
-    return next((e for e in evidence for t in tokens if mentions(_heading(e).lower(), t)), None)
+    return name, [t for t in query.identifiers if mentions(name, t)]
+
+
+def _headed_by(evidence: Evidence, tokens: list[str]) -> bool:
+    """The section's own heading names one of `tokens`."""
+    heading = _heading(evidence).lower()
+    return any(mentions(heading, t) for t in tokens)
+
+
+def gives_no_amount(query: Query, composition: Composition) -> bool:
+    """The question opens by asking an amount (`_ASKS_AMOUNT`) and the composed answer names no
+    number where it starts (its lead or its code)."""
+    return _ASKS_AMOUNT.match(query.message) is not None and not any(
+        _NUMBER.search(p.text) for p in composition.parts if p.kind in ("lead", "code")
+    )
+
+
+def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:
+    """Asked what a name is or does ("What does to_unicode do?", an exact name: `identifiers`), the
+    section read that is headed by it (an API entry, `kitchen.text.converters.to_unicode`), if one
+    is. Where the docs define the very name asked about, they answer the question."""
+    asked = _asked_name(query)
+    return next((e for e in evidence if _headed_by(e, asked[1])), None) if asked else None
 
 
 def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
     """Asked what a named thing is: the positions of the units that open a section headed by its
     name (the first prose that is not the signature nor a field's name)."""
-    asked = _ASKS_DEFINITION.match(query.message)
+    asked = _asked_name(query)
     if asked is None:
         return set()
-    name = (asked.group("name") or asked.group("does") or asked.group("hace")).lower()
-    tokens = [t for t in query.identifiers if mentions(name, t)]
+    name, tokens = asked
     headed = {
         i
         for i, e in enumerate(pool)
-        if any(mentions(_heading(e).lower(), t) for t in tokens)
+        if _headed_by(e, tokens)
         # A plain word is a name when the section is headed by it alone (bidict's "frozenbidict",
         # "namedbidict()"; a "Caching" section for "What is caching?").
         or _HEADING_NAME.sub("", _heading(e)).lower() == name

@@ -8,8 +8,9 @@ refused when the docs are silent.
 from __future__ import annotations
 
 import pytest
-from askdocs.edge_runtime.answer import _ASKS_AMOUNT, _PRODUCT_NAME, AnswerSettings, Docs, answer
+from askdocs.edge_runtime.answer import _PRODUCT_NAME, AnswerSettings, Docs, answer
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
+from askdocs.edge_runtime.extractive import _ASKS_AMOUNT
 from askdocs.edge_runtime.query import key_terms
 
 
