@@ -189,9 +189,11 @@ _VERSION = re.compile(r"\bv?\d+\.\d+")
 # the pass_foreign_args parameter do?" over the parameter's own description.
 # ... and a sentence opening on how earlier versions did it ("This is a change from previous
 # versions of Apache httpd." led "How do I change the port Apache listens on?" on "change").
+# ... and one set as an admonition, the version without the word ("**Note:** New in 61.0.0" led
+# setuptools' "What build backend do I put in pyproject.toml for setuptools?").
 _VERSION_NOTE = re.compile(
-    r"(new|added|changed|deprecated|removed) (in|since) version\b|"
-    r"(nuevo|añadido|cambiado|obsoleto) (en|desde) (la )?versión\b|"
+    r"(?:\W*(?:note|nota)\W+)?(?:(new|added|changed|deprecated|removed) (in|since) (version\b|v?\d)|"
+    r"(nuevo|añadido|cambiado|obsoleto) (en|desde) (la )?versión\b)|"
     r"\W*(?:(?:this|that|it) (?:is|was) a change from |(?:in|unlike|before|prior to) (?:the )?)"
     r"(?:previous|earlier|older|prior) (?:versions?|releases?)\b",
     re.I,

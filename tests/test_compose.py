@@ -1476,6 +1476,35 @@ def test_a_version_note_that_names_the_parameter_does_not_say_what_it_does():
     assert "New in version 19.2.0: pass_foreign_args" in rendered(compose(asked_when, pool))
 
 
+def test_an_admonished_version_note_without_the_word_version_does_not_lead():
+    # setuptools' "Configuring setuptools using pyproject.toml files" opens with the note
+    # "New in 61.0.0": short and under the heading that names the asked words, it led "What
+    # build backend do I put in pyproject.toml for setuptools?".
+    ask = query("What build backend do I put in pyproject.toml for setuptools?")
+    text = (
+        "**Note:** New in 61.0.0\n\n"
+        "**Important:** If compatibility with legacy builds is needed, a simple `setup.py` script can be "
+        "added to your project:\n\n"
+        "```python\nfrom setuptools import setup\n\nsetup()\n```\n\n"
+        "Starting with **PEP 621**, the Python community selected `pyproject.toml` as a standard way of "
+        "specifying project metadata. The example below illustrates how to write it:\n\n"
+        '```toml\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n```'
+    )
+    pool = [
+        evidence(
+            "/userguide/pyproject_config.html#configuring",
+            "Configuring setuptools using pyproject.toml files",
+            "Configuring setuptools using pyproject.toml files",
+            text,
+        )
+    ]
+    composition = compose(ask, pool, relevance=favouring("New in 61.0.0"))
+    assert "New in 61.0.0" not in composition.parts[0].text, rendered(composition)
+    assert 'build-backend = "setuptools.build_meta"' in rendered(composition)
+    asked_when = query("In which version was pyproject.toml configuration added to setuptools?")
+    assert "New in 61.0.0" in rendered(compose(asked_when, pool, relevance=favouring("New in 61.0.0")))
+
+
 def test_terms_defined_as_code_or_with_a_type_are_list_definitions():
     attributes = (
         "The following attributes control the basic view behavior.\n\n"
