@@ -292,7 +292,7 @@ class IndexBuilder:
             (_CANONICAL if raw.url == page.url else 0)
             | (_RESTRICTED if page.groups else 0)
             | (_KIND_PAGE if page.kind == "page" else 0)
-            | (_CHANGELOG_PAGE if is_changelog(page.title, page.headings, page.url) else 0)
+            | (_CHANGELOG_PAGE if is_changelog(page.title, page.headings, page.url, page.content) else 0)
             | (_SUPPORT if is_support_page(page.url, page.title) else 0)
             | (_LINK_INDEX if link_index(page) else 0)
         )
@@ -910,13 +910,15 @@ _RELEASE_FOLDER = re.compile(
 )
 
 
-def is_changelog(title: str, headings, url: str = "") -> bool:
+def is_changelog(title: str, headings, url: str = "", content: str = "") -> bool:
     """A page of release notes: titled so ("Changelog", "Release notes", "Novedades"), unless its
     sections say otherwise (three or more, none a release: "Minimum Required Changes" is a
     migration guide) and its title names no version ("Major changes in 5.0" is one release's
     notes); or, whatever its title, its sections are releases (BorgBackup's "Important
-    notes", Cookiecutter's "History"); or one release's page in a folder of release notes (its
-    name or title names the version)."""
+    notes", Cookiecutter's "History"), or, on a page without sections, the bold lines that stand
+    for them are (Cheetah's "News": a definition list of "2.4.2 (February 8th, 2010)", each over
+    its changes); or one release's page in a folder of release notes (its name or title names
+    the version)."""
     name = url.rstrip("/").rpartition("/")[2]
     if _RELEASE_FOLDER.search(url) and (_RELEASE_HEADING.search(name) or _RELEASE_HEADING.search(title)):
         return True
@@ -929,7 +931,21 @@ def is_changelog(title: str, headings, url: str = "") -> bool:
     if _CHANGELOG.search(title):
         # One release's notes name it in the title ("Major changes in 5.0", "What's new in 3.2").
         return releases > 0 or len(sections) < 3 or bool(_RELEASE_HEADING.search(title))
+    if len(sections) < RELEASE_HEADINGS:
+        sections = _BOLD_LINE.findall(content)
+        releases = sum(1 for text in sections if _BOLD_RELEASE.match(text))
     return releases >= RELEASE_HEADINGS and releases * 2 >= len(sections)
+
+
+# A paragraph that is one bold line: what a definition list's term, or a page without headings,
+# sets as a section's title ...
+_BOLD_LINE = re.compile(r"^\*\*([^*\n]{1,200})\*\*$", re.M)
+# ... and one that is a release: a version first, then nothing, its date in parentheses or after a
+# dash ("2.4.2 (February 8th, 2010)", "v1.0 - 2020-01-01"); not "Python 3.10 and above" over a tab
+# of code, nor "Figure 13.1. The GNOME desktop".
+_BOLD_RELEASE = re.compile(
+    r"(?:v|version\s+|release\s+)?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\s*$|\s+\(|\s+[-–—]\s|:)", re.I
+)
 
 
 class _progress:

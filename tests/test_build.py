@@ -655,8 +655,21 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     (site / "whats_new.html").write_text(
         page("What’s New in Gizmo 3.0.0", ["1.1 New Features", "1.1.1 PEP-8 naming", "1.2 Removed"])
     )
+
+    # A page without sections whose definition list's terms are releases (Cheetah's "News":
+    # "2.4.2 (February 8th, 2010)" over its changes); one whose bold lines name versions of
+    # something else ("Python 3.10 and above" over each tab of code, "Figure 13.1. ...") is a page.
+    def terms(title: str, items: list[str]) -> str:
+        body = "".join(f"<dt>{i}</dt><dd><ul><li>The gizmo scheduler fix.</li></ul></dd>" for i in items)
+        return f"<html lang='en'><head><title>{title}</title></head><body><main><dl>{body}</dl></main></body></html>"
+
+    (site / "news2.html").write_text(terms("", [f"2.{n}.0 (February {n}th, 2010)" for n in range(1, 7)]))
+    (site / "tabs.html").write_text(terms("Models", [f"Python 3.{n} and above" for n in range(8, 14)]))
+    (site / "figures.html").write_text(terms("Desktops", [f"Figure 13.{n}. A desktop" for n in range(1, 7)]))
     askdocs("build", str(site), "-q")
     kinds = {p.url: p.kind for p in load_shards(site / "_askdocs").pages}
+    assert kinds["/news2.html"] == "changelog"
+    assert kinds["/tabs.html"] == "page" and kinds["/figures.html"] == "page"
     assert kinds["/autoconf.html"] == "page" and kinds["/whats_new.html"] == "changelog"
     assert kinds["/guide.html"] == "page" and kinds["/numbered-history.html"] == "changelog"
     assert kinds["/important.html"] == "changelog" and kinds["/history.html"] == "changelog"
