@@ -661,7 +661,8 @@ def test_a_changelog_is_known_by_its_sections_as_well_as_by_its_title(tmp_path, 
     # something else ("Python 3.10 and above" over each tab of code, "Figure 13.1. ...") is a page.
     def terms(title: str, items: list[str]) -> str:
         body = "".join(f"<dt>{i}</dt><dd><ul><li>The gizmo scheduler fix.</li></ul></dd>" for i in items)
-        return f"<html lang='en'><head><title>{title}</title></head><body><main><dl>{body}</dl></main></body></html>"
+        head = f"<html lang='en'><head><title>{title}</title></head>"
+        return f"{head}<body><main><dl>{body}</dl></main></body></html>"
 
     (site / "news2.html").write_text(terms("", [f"2.{n}.0 (February {n}th, 2010)" for n in range(1, 7)]))
     (site / "tabs.html").write_text(terms("Models", [f"Python 3.{n} and above" for n in range(8, 14)]))
