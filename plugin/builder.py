@@ -915,10 +915,10 @@ def is_changelog(title: str, headings, url: str = "", content: str = "") -> bool
     sections say otherwise (three or more, none a release: "Minimum Required Changes" is a
     migration guide) and its title names no version ("Major changes in 5.0" is one release's
     notes); or, whatever its title, its sections are releases (BorgBackup's "Important
-    notes", Cookiecutter's "History"), or, on a page without sections, the bold lines that stand
-    for them are (Cheetah's "News": a definition list of "2.4.2 (February 8th, 2010)", each over
-    its changes); or one release's page in a folder of release notes (its name or title names
-    the version)."""
+    notes", Cookiecutter's "History"), or, on a page with fewer sections than that takes, the bold
+    lines that stand for sections are (Cheetah's "News", no heading but its title: a definition
+    list of "2.4.2 (February 8th, 2010)", each over its changes); or one release's page in a
+    folder of release notes (its name or title names the version)."""
     name = url.rstrip("/").rpartition("/")[2]
     if _RELEASE_FOLDER.search(url) and (_RELEASE_HEADING.search(name) or _RELEASE_HEADING.search(title)):
         return True
