@@ -342,12 +342,14 @@ class _Walker:
         self.blocks: list[Block] = []
         self.links: list[str] = []
         self._inline: list[str] = []
+        self._code_end = -1  # len(self._inline) right after an inline code span was added
         self._pending_date: str | None = None
         self._level = 1  # of the last heading: an API entry is a section below it
 
     def flush(self, kind: str = "para") -> None:
         text = _norm_inline("".join(self._inline))
         self._inline = []
+        self._code_end = -1
         if text:
             self.blocks.append(Block(kind, text, lastmod=self._take_date()))
 
@@ -395,8 +397,14 @@ class _Walker:
                 self._time(child)
             elif tag == "code":
                 code = _SOURCE_BREAK.sub(" ", child.text(deep=True)).strip()
-                if code:
+                if code and self._code_end == len(self._inline) and self._inline[-1].endswith("`"):
+                    # Code right after code is one name: Sphinx writes a signature's module and
+                    # name as two <code>s ("pyte.screens." then "HistoryScreen"), which read
+                    # "`pyte.screens.``HistoryScreen`", a broken span in Markdown.
+                    self._inline[-1] = f"{self._inline[-1][:-1]}{code}`"
+                elif code:
                     self._inline.append(f"`{code}`")
+                    self._code_end = len(self._inline)
             elif tag == "cite" and _CODE_LIKE.fullmatch(cited := _clean(child.text(deep=True))):
                 self._inline.append(f"`{cited}`")
             elif tag == "a":

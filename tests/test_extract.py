@@ -363,6 +363,23 @@ def test_sphinx_api_entries_are_sections_of_their_own():
     assert "#### convert\n\nconvert(value)\n\nReturns the matching choice." in page.content
 
 
+def test_code_right_after_code_is_one_span():
+    # Older Sphinx writes a signature's module and name as two <code>s (pyte, bitstring, doit):
+    # side by side they read "`pyte.screens.``HistoryScreen`", a broken span in Markdown. Code
+    # apart from code stays apart.
+    html = (
+        "<html><body><main><h1>API</h1><dl class='class'><dt id='pyte.screens.HistoryScreen'>"
+        "<em class='property'>class </em><code class='descclassname'>pyte.screens.</code>"
+        "<code class='descname'>HistoryScreen</code>(<em>columns</em>, <em>lines</em>)</dt>"
+        "<dd><p>A screen that keeps <code>history</code> <code>lines</code>, see "
+        "<code>Request.</code><code>meta</code>.</p></dd></dl></main></body></html>"
+    )
+    page = extract(html, "/api.html")
+    assert "`pyte.screens.HistoryScreen`" in page.content, page.content
+    assert "``" not in page.content
+    assert "keeps `history` `lines`, see `Request.meta`." in page.content
+
+
 def test_a_definition_keeps_its_term():
     # reST definition lists (environment variables, options, glossaries): the definition's first
     # sentence leads with its term, as a list item; a field list ("Parameters:") is left alone.
