@@ -741,6 +741,9 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         releases = [
             r or bool(_OBSOLETE_SECTION.search(e.heading)) for r, e in zip(releases, pool, strict=True)
         ]
+    # A callable's parameters ("Parameters", then "- **aliases** – …"): how to do a thing is its
+    # summary's to say, unless the question names the parameter or asks about parameters.
+    details = set() if not how_to or _ASKS_PARAMETER.search(query.message) else _parameter_items(units)
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms
@@ -819,6 +822,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
+        if position in details and not any(mentions(unit.text.lower(), t) for t in identifiers):
+            score *= PARAMETER_WEIGHT
         if _field_label(unit):
             score *= QUANTITY_PENALTY  # a field's name ("Parameters", "Date"): what follows it answers
         elif (
@@ -1095,6 +1100,35 @@ def _summaries(query: Query, pool, units: list[Unit]) -> set[int]:
         ):
             first[unit.evidence] = position
     return set(first.values())
+
+
+# A callable's parameter weighs this much in a how-to question that neither names it nor asks
+# about parameters: Whoosh's `correct_query` "- **aliases** – an optional dictionary …" and pyte's
+# "**data** (str) – text to display." led "How do I suggest corrections …?" and "How do I get
+# the screen contents as text?" (short, and close to the question for the dense model).
+PARAMETER_WEIGHT = 0.5
+_PARAMETERS = re.compile(
+    r"(?:parameters?|arguments?|keyword arguments|args|kwargs|par[aá]metros?)\s*:?", re.I
+)
+_ASKS_PARAMETER = re.compile(
+    r"\b(?:parameters?|arguments?|args|kwargs|options?|par[aá]metros?|argumentos?)\b", re.I
+)
+# A parameter's item under "Parameters": "- **aliases** – …", "**data** (str) – …".
+_PARAMETER_ITEM = re.compile(r"\s*(?:(?:\d+\.|[-*])\s+)?\*\*")
+
+
+def _parameter_items(units: list[Unit]) -> set[int]:
+    """The positions of the list items under a "Parameters" field (a callable's parameters)."""
+    found: set[int] = set()
+    under = None  # the evidence whose "Parameters" field the units read now are under
+    for position, unit in enumerate(units):
+        if unit.kind == "prose" and _PARAMETERS.fullmatch(unit.text.strip()):
+            under = unit.evidence
+        elif under == unit.evidence and unit.kind == "prose" and _PARAMETER_ITEM.match(unit.text):
+            found.add(position)
+        else:
+            under = None
+    return found
 
 
 def _relevance_text(pool, unit: Unit) -> str:

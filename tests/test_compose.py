@@ -1505,6 +1505,29 @@ def test_an_admonished_version_note_without_the_word_version_does_not_lead():
     assert "New in 61.0.0" in rendered(compose(asked_when, pool, relevance=favouring("New in 61.0.0")))
 
 
+SCREEN = (
+    "class pyte.screens.Screen(columns, lines)\n\n"
+    "A screen is an in-memory matrix of characters that represents the screen display of the "
+    "terminal. Its `display` property holds the screen's lines as text.\n\n"
+    "- **`draw`(data)**: Display decoded characters at the current cursor position.\n\n"
+    "Parameters\n\n"
+    "**data** (str) – text to display."
+)
+
+
+def test_a_parameter_does_not_say_how_to_unless_it_is_asked_about():
+    # pyte's `Screen.draw` parameter "**data** (str) – text to display." led "How do I get the
+    # screen contents as text?" (short, and the closest to the question for the dense model); the
+    # entry's own sentences say how. Named, or asked about as a parameter, it still answers.
+    pool = [evidence("/api.html#pyte-screens-screen", "API reference", "pyte.screens.Screen", SCREEN)]
+    close = cosines({"text to display": 0.62, "Its `display`": 0.55, "A screen is": 0.52}, rest=0.45)
+    how = compose(query("How do I get the screen contents as text?"), pool, relevance=close)
+    assert not how.parts[0].text.startswith("**data**"), rendered(how)
+    assert "`display` property holds the screen's lines as text" in how.parts[0].text, rendered(how)
+    named = compose(query("How do I pass the data argument to draw?"), pool, relevance=close)
+    assert "**data** (str) – text to display." in named.parts[0].text, rendered(named)
+
+
 def test_terms_defined_as_code_or_with_a_type_are_list_definitions():
     attributes = (
         "The following attributes control the basic view behavior.\n\n"
