@@ -280,7 +280,33 @@ def _section_text(content: str, start: int, end: int, focus: int | None = None, 
                 piece = piece.rstrip() + "\n…\n```"
     if begin > 0 and piece.startswith("|"):
         piece = _table_head(text[:begin]) + piece
+    if begin > 0 and (summary := _entry_summary(text[:begin])):
+        piece = f"{summary}\n\n{piece}"
     return piece
+
+
+# An API entry's signature line: "correct_query(q, qstring, correctors=None)", "class
+# pyte.screens.Screen(columns, lines)", "load(data) → dict".
+_CALL_SIGNATURE = re.compile(
+    r"(?:(?:class|async|def|method|function)\s+)*[\w.]+\([^\n]*\)(?:\s*(?:→|->)\s*[^\n]*)?"
+)
+ENTRY_SUMMARY_CHARS = 400
+
+
+def _entry_summary(before: str) -> str:
+    """An API entry's signature and the paragraph after it (its summary), when a window of its
+    long section starts after them: Whoosh's `correct_query` was read from its example on, and
+    "Returns a corrected version of the given user query" was no part of the answer to "How do I
+    suggest corrections for misspelled query words?". A section that opens otherwise gets none."""
+    paragraphs = [p.strip() for p in before.split("\n\n") if p.strip()]
+    if paragraphs and paragraphs[0].startswith("#"):
+        paragraphs = paragraphs[1:]  # the heading: the answer names it in its source line
+    if len(paragraphs) < 2 or not _CALL_SIGNATURE.fullmatch(paragraphs[0]):
+        return ""
+    summary = paragraphs[1]
+    if summary.startswith(("```", "|", "- ", "* ", ">")) or len(summary) > ENTRY_SUMMARY_CHARS:
+        return ""
+    return f"{paragraphs[0]}\n\n{summary}"
 
 
 # A code block longer than this many lines is quoted in part (as the answer quotes one: its first

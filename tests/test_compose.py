@@ -1062,6 +1062,36 @@ def test_a_long_sections_terminal_output_does_not_crowd_its_prose_out_of_the_win
     assert "line 30 of output" in kept and kept.count("```") % 2 == 0
 
 
+def test_a_window_into_a_long_api_entry_keeps_its_signature_and_summary():
+    """Whoosh's `correct_query` entry is longer than a window; read around its parameters, the
+    window began in its example and "Returns a corrected version of the given user query" was
+    not read, so its `aliases` parameter answered "How do I suggest corrections for misspelled
+    query words?". The entry's signature and summary open any window of it; a section that does
+    not open with a signature gets nothing before its window."""
+    example = (
+        "```\n" + "".join(f">>> step_{i} = searcher.correct_query(q, qtext)\n" for i in range(30)) + "```"
+    )
+    body = (
+        f"{example}\n\nYou can use the `Correction` object's `format_string` method. "
+        + "More words. " * 120
+        + "\n\nParameters\n\n- **aliases** – an optional dictionary mapping field names to use as the "
+        "source of spelling suggestions."
+    )
+    entry = (
+        "#### correct_query\n\ncorrect_query(q, qstring, correctors=None, aliases=None)\n\n"
+        f"Returns a corrected version of the given user query.\n\n{body}"
+    )
+    assert len(entry) > MAX_SECTION_CHARS
+    window = _section_text(entry, 0, len(entry), entry.index("- **aliases**"))
+    assert window.startswith(
+        "correct_query(q, qstring, correctors=None, aliases=None)\n\n"
+        "Returns a corrected version of the given user query.\n\n"
+    ), window[:200]
+    assert "- **aliases**" in window
+    guide = f"## Correcting queries\n\nSpelling suggestions come from the index.\n\n{body}"
+    assert not _section_text(guide, 0, len(guide), guide.index("- **aliases**")).startswith("Spelling")
+
+
 LOOP = """### For
 
 Inside of a for-loop block, you can access some special variables:
