@@ -822,7 +822,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
-        if position in details and not any(mentions(unit.text.lower(), t) for t in identifiers):
+        if position in details and not any(mentions(lowered, t) for t in identifiers):
             score *= PARAMETER_WEIGHT
         if _field_label(unit):
             score *= QUANTITY_PENALTY  # a field's name ("Parameters", "Date"): what follows it answers
