@@ -298,7 +298,7 @@ def _entry_summary(before: str) -> str:
     long section starts after them: Whoosh's `correct_query` was read from its example on, and
     "Returns a corrected version of the given user query" was no part of the answer to "How do I
     suggest corrections for misspelled query words?". A section that opens otherwise gets none."""
-    paragraphs = [p.strip() for p in before.split("\n\n") if p.strip()]
+    paragraphs = _first_paragraphs(before, 3)
     if paragraphs and paragraphs[0].startswith("#"):
         paragraphs = paragraphs[1:]  # the heading: the answer names it in its source line
     if len(paragraphs) < 2 or not _CALL_SIGNATURE.fullmatch(paragraphs[0]):
@@ -307,6 +307,20 @@ def _entry_summary(before: str) -> str:
     if summary.startswith(("```", "|", "- ", "* ", ">")) or len(summary) > ENTRY_SUMMARY_CHARS:
         return ""
     return f"{paragraphs[0]}\n\n{summary}"
+
+
+def _first_paragraphs(text: str, count: int) -> list[str]:
+    """The first `count` non-blank paragraphs of `text`, stripped, read no further than they reach
+    (what comes before a window may be most of a long section, and this runs for every one)."""
+    found: list[str] = []
+    at = 0
+    while len(found) < count and at <= len(text):
+        end = text.find("\n\n", at)
+        end = len(text) if end < 0 else end
+        if piece := text[at:end].strip():
+            found.append(piece)
+        at = end + 2
+    return found
 
 
 # A code block longer than this many lines is quoted in part (as the answer quotes one: its first
