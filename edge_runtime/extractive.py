@@ -1194,6 +1194,34 @@ def passage_signals(
 
 def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:
     """The lead and the few units that carry its conditions, its list or its code."""
+    group = _grouped(lead, units, query, stale, pool_kind)
+    if _QUANTITY.search(query.message):
+        _lead_with_amount(group)
+    return group
+
+
+def _lead_with_amount(group: _Group) -> None:
+    """Asked an amount, a lead that names no number and the sentence right after it that does
+    read as one lead: terminaltables' "Number of spaces to pad on the left side of every cell."
+    then "Default is **1**." for "How many spaces of padding does a cell get?" (the number was
+    quoted below a lead that did not give it, and the answer refused as naming no number)."""
+    lead = group.leads[0]
+    following = next((u for u in group.support if u.order == lead.order + 1), None)
+    if (
+        len(group.leads) == 1
+        and lead.kind == "prose"
+        and following is not None
+        and following.kind == "prose"
+        and not _LIST_ITEM.match(lead.text)
+        and not _LIST_ITEM.match(following.text)
+        and not _NUMBER.search(lead.text)
+        and _NUMBER.search(following.text)
+    ):
+        group.leads.append(following)
+        group.support = [u for u in group.support if u is not following]
+
+
+def _grouped(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:
     same = _section_units(units, lead.evidence, stale)
     group = _Group(lead.evidence, [lead])
     if pool_kind == "faq" and sum(len(u.text.split()) for u in same) <= FAQ_WORDS:

@@ -40,6 +40,7 @@ from askdocs.edge_runtime.extractive import (
     _units,
     asks,
     compose,
+    gives_no_amount,
     passage_signals,
     procedural,
 )
@@ -3270,3 +3271,23 @@ def test_an_obsolete_section_answers_after_the_current_one():
     assert composition.cited[0].url == "/#Initializing-configure", rendered(composition)
     composition = compose(query("What did the obsolete one-argument AC_INIT do?"), pool)
     assert composition.cited[0].url == "/#Obsolete-Macros", rendered(composition)
+
+
+def test_asked_an_amount_the_sentence_after_a_lead_that_names_none_joins_it():
+    # terminaltables' padding setting says what it is, then its default in a sentence of its own:
+    # "How many spaces of padding does a cell get?" led with the first and was refused as naming
+    # no number (`gives_no_amount`), the "Default is **1**." quoted below it.
+    padding = (
+        "Table.padding_left\n\nNumber of spaces to pad on the left side of every cell. Default is **1**. "
+        "Padding adds spacing between the cell text and the column border."
+    )
+    pool = [evidence("/settings.html#Table.padding_left", "Settings", "Table.padding_left", padding)]
+    close = cosines({"Number of spaces to pad": 0.7}, rest=0.4)
+    amount = compose(query("How many spaces of padding does a cell get on each side?"), pool, relevance=close)
+    assert amount.parts[0].text == (
+        "Number of spaces to pad on the left side of every cell. Default is **1**."
+    ), rendered(amount)
+    assert not gives_no_amount(query("How many spaces of padding does a cell get on each side?"), amount)
+    # Not asked an amount, the lead stands alone.
+    what = compose(query("What does padding on the left side of a cell do?"), pool, relevance=close)
+    assert what.parts[0].text == "Number of spaces to pad on the left side of every cell.", rendered(what)
