@@ -19,7 +19,7 @@ from askdocs.edge_runtime.answer_types import Answer, Part
 from askdocs.edge_runtime.conversation import ChatRequest, only_asks_for_human
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.events import StreamEvent
-from askdocs.edge_runtime.evidence import Evidence, Investigation, investigate, outline
+from askdocs.edge_runtime.evidence import CALL_ARGUMENTS, Evidence, Investigation, investigate, outline
 from askdocs.edge_runtime.extractive import (
     Composition,
     compose,
@@ -300,7 +300,8 @@ def _version_unsaid(case: Case) -> bool:
     version, which the docs do not cover ("Does wrapt support Python 2.4?" was answered with the
     overview's "a transparent object proxy for Python", "Does WebOb support HTTP/3?" with the 505
     HTTP Version Not Supported exception), whatever else of it they say."""
-    named = [v.lower() for v in _VERSION_NAMED.findall(case.query.message)]
+    # Not a number among a call's arguments ("such as 'hsla(120, 100%, 50%, 0.5)'"): a value.
+    named = [v.lower() for v in _VERSION_NAMED.findall(CALL_ARGUMENTS.sub(" ", case.query.message))]
     if not named:
         return False
     read = [f"{e.label}\n{e.text}".lower() for e in case.evidence]

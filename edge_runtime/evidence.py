@@ -821,7 +821,34 @@ def _information(query: Query, terms: set[str], zipfs: dict[str, float] | None) 
     Tallyfox sur Windows ?")."""
     if zipfs is None or foreign_language(query.text, [query.locale]) is not None:
         return dict.fromkeys(terms, 1.0)
-    return {t: max(INFORMATION_FLOOR, INFORMATION_CAP - zipfs.get(t, UNLISTED_ZIPF)) for t in terms}
+    examples = example_numbers(query.message)
+    return {
+        t: INFORMATION_FLOOR
+        if t in examples
+        else max(INFORMATION_FLOOR, INFORMATION_CAP - zipfs.get(t, UNLISTED_ZIPF))
+        for t in terms
+    }
+
+
+# A value the reader quotes or passes: a call's arguments ("Color(255, 0, 0)"), a quoted or
+# code literal ("such as 'hsla(120, 100%, 50%, 0.5)'", "the string '123'", "`*width: 100px`").
+# A quote opens and closes where no letter touches it (not the apostrophes of "don't ... it's").
+CALL_ARGUMENTS = re.compile(r"\w\([^()\n]*\)")
+_QUOTED_VALUE = re.compile(
+    rf"{CALL_ARGUMENTS.pattern}|(?<!\w)(?:'[^'\n]*'|‘[^‘’\n]*’)(?!\w)|\"[^\"\n]*\"|`[^`\n]*`|“[^“”\n]*”"
+)
+_DIGITS = re.compile(r"\d+")
+
+
+def example_numbers(message: str) -> set[str]:
+    """The numbers of a question that appear only inside a value it quotes or passes (above): the
+    reader's own example, not a thing the docs must name. tinycss' "How do I convert a CSS color
+    such as 'hsla(120, 100%, 50%, 0.5)' into numeric red/green/blue/alpha values?" read 120, 100
+    and 50 as the question's most telling words, all three absent from the docs (refused, 0.40).
+    A number said outside any quote ("code 7", "version 3") is asked about, as before."""
+    quoted = _QUOTED_VALUE.findall(message)
+    inside = {n for span in quoted for n in _DIGITS.findall(span)}
+    return inside - set(_DIGITS.findall(_QUOTED_VALUE.sub(" ", message)))
 
 
 def assess(

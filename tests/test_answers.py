@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from askdocs.edge_runtime.answer import _PRODUCT_NAME, AnswerSettings, Docs, answer
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
+from askdocs.edge_runtime.evidence import example_numbers
 from askdocs.edge_runtime.extractive import _ASKS_AMOUNT
 from askdocs.edge_runtime.query import key_terms
 
@@ -1011,3 +1012,22 @@ def test_asked_how_many_an_answer_without_a_number_is_no_answer(docs):
     result = ask(docs, "How much memory does the server need?")
     assert result.answered and "2 GB" in result.text, result.text
     assert not _ASKS_AMOUNT.match("I want to measure how long every request takes")
+
+
+def test_a_number_in_a_value_the_reader_passes_is_their_example_not_what_is_asked(docs):
+    """tinycss' "How do I convert a CSS color such as 'hsla(120, 100%, 50%, 0.5)' into numeric
+    values?" was refused: its 0.5 read as a version nothing read names (`_version_unsaid`), and
+    120, 100 and 50 as its most telling words, all absent from the docs (`example_numbers`). The
+    numbers of a call's arguments or a quoted value are the reader's own example."""
+    result = ask(docs, "How do I query a metric like query(cpu.busy_percent, step=2.5) over the API?")
+    assert result.answered and cited(result)[0].startswith("/api/"), result.text
+    assert "refused_because" not in result.extra
+    assert example_numbers("Is a color such as 'hsla(120, 100%, 50%, 0.5)' parsed?") == {
+        "120",
+        "100",
+        "50",
+        "0",
+        "5",
+    }
+    assert example_numbers("Does Color(255, 0, 0) mean 255 red?") == {"0"}  # 255 is also said outside
+    assert example_numbers("I don't want 100 rows, it's too many") == set()  # apostrophes, not quotes
