@@ -270,6 +270,12 @@ BARE_WORDS = 3
 # under a heading that names the asked token: Sphinx's field names ("Parameters", "Return type",
 # "Raises") led Kombu's "What is SimpleQueue?" on the heading's name and its embedding alone.
 _FIELD_LABEL = re.compile(r"[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,2}")
+# ... and so does a paragraph that is all bold, a heading the docs set as text ("**Example
+# @transform with suffix(…)**" led Ruffus' "What is the difference between add_inputs() and
+# inputs()?" on its one asked word; "**Powershell**" over click's exit codes).
+# Not one that ends in a colon: that announces what follows ("**The following changes are also
+# included**:" over its list).
+_BOLD_LABEL = re.compile(r"\*\*[^*\n]*[^*\n:]\*\*")
 # Asked what a named thing is ("What is SimpleQueue?"), the first sentence of the section headed
 # by its name is its definition (a docstring's summary line: "Simple persistent queue API."),
 # not the parameters listed after it.
@@ -824,7 +830,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
         if position in details and not any(mentions(lowered, t) for t in identifiers):
             score *= PARAMETER_WEIGHT
-        if _field_label(unit):
+        if _field_label(unit) or (unit.kind == "prose" and _BOLD_LABEL.fullmatch(unit.text.strip())):
             score *= QUANTITY_PENALTY  # a field's name ("Parameters", "Date"): what follows it answers
         elif (
             unit.kind == "prose"

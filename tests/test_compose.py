@@ -22,6 +22,7 @@ from askdocs.edge_runtime.evidence import (
 from askdocs.edge_runtime.extractive import (
     _ASKS_DEFAULT,
     _BARE_SENTENCE,
+    _BOLD_LABEL,
     _NUMBER_ASKED,
     _PATH,
     _POINTER,
@@ -3291,3 +3292,23 @@ def test_asked_an_amount_the_sentence_after_a_lead_that_names_none_joins_it():
     # Not asked an amount, the lead stands alone.
     what = compose(query("What does padding on the left side of a cell do?"), pool, relevance=close)
     assert what.parts[0].text == "Number of spaces to pad on the left side of every cell.", rendered(what)
+
+
+def test_a_paragraph_all_in_bold_is_a_heading_set_as_text_not_an_answer():
+    # Ruffus sets its examples' titles as bold paragraphs: "**Example @transform with suffix(…)**"
+    # led "What is the difference between add_inputs() and inputs()?" on its one asked word (and
+    # a close embedding); the sentences under it answer. A bold sentence that ends in a colon
+    # announces what follows it and stays as it was.
+    transform = (
+        "**Example @transform with suffix(…)**\n\n"
+        "`add_inputs(…)` nests the original input parameters in a list before adding more. "
+        "`inputs(…)` replaces the original input parameters wholesale."
+    )
+    pool = [evidence("/decorators/transform.html#transform", "transform", "@transform", transform)]
+    close = cosines({"**Example @transform": 0.75}, rest=0.6)
+    ask = query("What is the difference between add_inputs() and inputs() when used in @transform?")
+    composition = compose(ask, pool, relevance=close)
+    assert composition.parts[0].text.startswith("`add_inputs(…)` nests"), rendered(composition)
+    assert _BOLD_LABEL.fullmatch("**Powershell**")
+    assert not _BOLD_LABEL.fullmatch("**The following changes are also included**:")
+    assert not _BOLD_LABEL.fullmatch("**Example:**")
