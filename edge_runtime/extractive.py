@@ -150,6 +150,13 @@ _ASKS_AMOUNT = re.compile(
     r"(?:max(?:imum)?|min(?:imum)?|largest|smallest|highest|lowest)\b)",
     re.I,
 )
+# So does one that opens by asking which version ("Which Python versions does debtcollector
+# support?" was answered with the project's overview): a version is written with a number, in
+# the lead or in the heading of the section it leads (release notes: "Version 1.5.0 › New command
+# mkdocs get-deps").
+_ASKS_WHICH_VERSION = re.compile(
+    r"^\W*(?:which|what)\s+(?!(?:http|https|protocol|tls|ssl)\b)(?:\w+\s+){0,3}?versions?\b", re.I
+)
 # A number the question states on its own ("exited with code 7", "a 409"): a table row whose
 # first cell is that number is the entry it looks up ("| `7` | Another process holds the lock |"),
 # and weighs like a section headed by an asked name (4.0, below); so does a term ending in it
@@ -1063,11 +1070,16 @@ def _headed_by(evidence: Evidence, tokens: list[str]) -> bool:
 
 
 def gives_no_amount(query: Query, composition: Composition) -> bool:
-    """The question opens by asking an amount (`_ASKS_AMOUNT`) and the composed answer names no
-    number where it starts (its lead or its code)."""
-    return _ASKS_AMOUNT.match(query.message) is not None and not any(
-        _NUMBER.search(p.text) for p in composition.parts if p.kind in ("lead", "code")
-    )
+    """The question opens by asking an amount (`_ASKS_AMOUNT`) or which version
+    (`_ASKS_WHICH_VERSION`) and the composed answer names no number where it starts (its lead or
+    its code; for a version, also the heading of the section it leads)."""
+    version = _ASKS_WHICH_VERSION.match(query.message) is not None
+    if not version and _ASKS_AMOUNT.match(query.message) is None:
+        return False
+    said = [p.text for p in composition.parts if p.kind in ("lead", "code")]
+    if version and composition.cited:
+        said.append(composition.cited[0].heading)
+    return not any(_NUMBER.search(text) for text in said)
 
 
 def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:

@@ -1012,6 +1012,12 @@ def test_asked_how_many_an_answer_without_a_number_is_no_answer(docs):
     result = ask(docs, "How much memory does the server need?")
     assert result.answered and "2 GB" in result.text, result.text
     assert not _ASKS_AMOUNT.match("I want to measure how long every request takes")
+    # So does one that asks which version ("Which Python versions does debtcollector support?"
+    # got the project's overview); release notes say it in the heading of the section they lead.
+    result = ask(docs, "Which CLI versions does the API accept?")
+    assert not result.answered and result.extra["refused_because"] == "number_unsaid", result.text
+    result = ask(docs, "Which version removed the push command?")
+    assert result.answered and cited(result)[0] == "/release-notes/#300", result.text
 
 
 def test_a_number_in_a_value_the_reader_passes_is_their_example_not_what_is_asked(docs):
