@@ -240,6 +240,7 @@ RELEVANCE_CHARS = 200  # of each unit (with its heading), for the dense model
 # at 2.0 and 2.5, 0.852 but fact recall 0.764 and 0.762).
 DENSE_WEIGHT = 1.6
 CONTEXT_WORDS = 45  # supporting context quoted around the lead
+SAID_OF_SHOWN_WORDS = 20  # a sentence after announced code that says what it showed
 ROW_RATIO = 0.85  # other rows of the lead's table quoted when they score this close to it
 ALTERNATIVES_RATIO = 0.5  # ... in a short table whose rows' labels the question names none of
 FAQ_OTHER_QUESTION = 0.5  # an FAQ entry whose question lacks an asked word another unit read holds
@@ -1271,7 +1272,8 @@ def _grouped(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_
         return group
     if announced:
         group.support += announced
-        group.support += _rest_of_cut(lead, same[same.index(announced[-1]) + 1 :])
+        after = same[same.index(announced[-1]) + 1 :]
+        group.support += _rest_of_cut(lead, after) or _said_of_shown(announced, after)
         group.support[:0] = _framing(same, at)
         return group
     if lead.kind == "code":
@@ -1336,6 +1338,23 @@ _LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 def _said(unit: Unit) -> str:
     """What a unit says, whatever its links point to."""
     return " ".join(_LINK_TARGET.sub("]", unit.text).split()).lower()
+
+
+def _said_of_shown(announced: list[Unit], after: list[Unit]) -> list[Unit]:
+    """The short sentence right after the code a lead announces, which says what it showed:
+    GeoAlchemy's "When `InitSpatialMetaData` is executed again it will report an error:", the
+    error, then "You can safely ignore that error." (the answer, which was left out)."""
+    if (
+        announced[-1].kind == "code"
+        and after
+        and after[0].kind == "prose"
+        and after[0].order == announced[-1].order + 1
+        and not _LIST_ITEM.match(after[0].text)
+        and not _announces(after[0])
+        and len(after[0].text.split()) <= SAID_OF_SHOWN_WORDS
+    ):
+        return [after[0]]
+    return []
 
 
 def _rest_of_cut(sentence: Unit, after: list[Unit]) -> list[Unit]:

@@ -3312,3 +3312,29 @@ def test_a_paragraph_all_in_bold_is_a_heading_set_as_text_not_an_answer():
     assert _BOLD_LABEL.fullmatch("**Powershell**")
     assert not _BOLD_LABEL.fullmatch("**The following changes are also included**:")
     assert not _BOLD_LABEL.fullmatch("**Example:**")
+
+
+def test_the_short_sentence_after_announced_code_says_what_it_showed():
+    # GeoAlchemy's tutorial announces an error, shows it, then answers in one sentence: "Running
+    # InitSpatialMetaData again gives an error — is that a problem?" quoted the error and not
+    # "You can safely ignore that error." A longer paragraph after the code is left out.
+    tutorial = (
+        "One additional step is required for using SpatiaLite: create the `geometry_columns` and "
+        "`spatial_ref_sys` metadata tables. This is done by calling the `InitSpatialMetaData` function "
+        "through the connection, which the engine opened for us in the previous step of this tutorial.\n\n"
+        "```\n>>> conn.execute(select([func.InitSpatialMetaData()]))\n```\n\n"
+        "Note that this operation may take some time the first time it is executed for a database. "
+        "When `InitSpatialMetaData` is executed again it will report an error:\n\n"
+        '```\nInitSpatialMetaData() error:"table spatial_ref_sys already exists"\n```\n\n'
+        "You can safely ignore that error.\n\n"
+        "Before going further we can close the current connection, and open it again later when the "
+        "mapping is declared, since every later step of this tutorial works on its own connection "
+        "and the metadata tables stay in the database file between runs of the program."
+    )
+    pool = [evidence("/spatialite.html#connect", "SpatiaLite Tutorial", "Connect to the DB", tutorial)]
+    close = cosines({"executed again it will report": 0.8}, rest=0.4)
+    ask = query('Running InitSpatialMetaData again gives "table spatial_ref_sys already exists", a problem?')
+    text = rendered(compose(ask, pool, relevance=close))
+    assert text.startswith("When `InitSpatialMetaData` is executed again"), text
+    assert "You can safely ignore that error." in text, text
+    assert "Before going further" not in text, text
