@@ -140,6 +140,9 @@ _QUANTITY = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"\d")
+# A number that is no part of a name: not the 2 of `cmd2`, `h2` or `s3` ("Which Python version does
+# cmd2 need?" counted "The latest version of `cmd2` can be installed ..." as naming one).
+_STANDALONE_NUMBER = re.compile(r"(?<![^\W\d_])\d")
 # A question that opens by asking an amount ("How many webhooks can I register?", "What is the
 # maximum request body size?"): an answer whose lead (or its code) names no number does not give
 # it. DRF's "How long does a JWT access token stay valid by default?" was answered with what JWT
@@ -1080,7 +1083,7 @@ def gives_no_amount(query: Query, composition: Composition) -> bool:
     said = [p.text for p in composition.parts if p.kind in ("lead", "code")]
     if version and composition.cited:
         said.append(composition.cited[0].heading)
-    return not any(_NUMBER.search(text) for text in said)
+    return not any(_STANDALONE_NUMBER.search(text) for text in said)
 
 
 def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:

@@ -8,6 +8,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.conversation import Turn
 from askdocs.edge_runtime.corpus import ChunkRef
 from askdocs.edge_runtime.evidence import (
@@ -27,6 +28,7 @@ from askdocs.edge_runtime.extractive import (
     _PATH,
     _POINTER,
     _VERSION_NOTE,
+    Composition,
     Unit,
     _abbreviating,
     _camel_parts,
@@ -3338,3 +3340,15 @@ def test_the_short_sentence_after_announced_code_says_what_it_showed():
     assert text.startswith("When `InitSpatialMetaData` is executed again"), text
     assert "You can safely ignore that error." in text, text
     assert "Before going further" not in text, text
+
+
+def test_a_digit_inside_a_name_is_no_number_given():
+    # "Which Python version does cmd2 need?" was answered with "The latest version of `cmd2` can be
+    # installed directly from the master branch": the 2 of `cmd2` counted as the version asked.
+    source = evidence("/install.html#github", "Installation", "Install from GitHub", "…")
+    named = Composition(
+        [Part("lead", "The latest version of `cmd2` can be installed from GitHub.")], [source]
+    )
+    assert gives_no_amount(query("Which Python version does cmd2 need?"), named)
+    given = Composition([Part("lead", "cmd2 requires Python 3.7 or newer.")], [source])
+    assert not gives_no_amount(query("Which Python version does cmd2 need?"), given)
