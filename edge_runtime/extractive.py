@@ -141,7 +141,8 @@ _QUANTITY = re.compile(
 )
 _NUMBER = re.compile(r"\d")
 # A number that is no part of a name: not the 2 of `cmd2`, `h2` or `s3` ("Which Python version does
-# cmd2 need?" counted "The latest version of `cmd2` can be installed ..." as naming one).
+# cmd2 need?" counted "The latest version of `cmd2` can be installed ..." as naming one). The lead
+# that joins the sentence after it (`_lead_with_amount`) reads numbers as the refusal does.
 _STANDALONE_NUMBER = re.compile(r"(?<![^\W\d_])\d")
 # A question that opens by asking an amount ("How many webhooks can I register?", "What is the
 # maximum request body size?"): an answer whose lead (or its code) names no number does not give
@@ -1236,8 +1237,8 @@ def _lead_with_amount(group: _Group) -> None:
         and following.kind == "prose"
         and not _LIST_ITEM.match(lead.text)
         and not _LIST_ITEM.match(following.text)
-        and not _NUMBER.search(lead.text)
-        and _NUMBER.search(following.text)
+        and not _STANDALONE_NUMBER.search(lead.text)
+        and _STANDALONE_NUMBER.search(following.text)
     ):
         group.leads.append(following)
         group.support = [u for u in group.support if u is not following]

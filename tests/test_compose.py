@@ -3352,3 +3352,11 @@ def test_a_digit_inside_a_name_is_no_number_given():
     assert gives_no_amount(query("Which Python version does cmd2 need?"), named)
     given = Composition([Part("lead", "cmd2 requires Python 3.7 or newer.")], [source])
     assert not gives_no_amount(query("Which Python version does cmd2 need?"), given)
+    # The lead that joins the number after it reads numbers the same way.
+    streams = (
+        "The `h2` setting caps the streams of one connection. Default is **100**. Raise it for busy hosts."
+    )
+    pool = [evidence("/settings.html#h2", "Settings", "h2", streams)]
+    close = cosines({"caps the streams": 0.7}, rest=0.4)
+    amount = compose(query("How many streams can one connection open?"), pool, relevance=close)
+    assert amount.parts[0].text.endswith("Default is **100**."), rendered(amount)
