@@ -34,6 +34,7 @@ from askdocs.edge_runtime.answer_types import Part
 from askdocs.edge_runtime.evidence import FENCED_BLOCK, Evidence, heading_names, is_table_rule, item_term
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import (
+    NOT_A_PROTOCOL,
     Query,
     counted,
     identifier_tokens,
@@ -158,9 +159,7 @@ _ASKS_AMOUNT = re.compile(
 # support?" was answered with the project's overview): a version is written with a number, in
 # the lead or in the heading of the section it leads (release notes: "Version 1.5.0 › New command
 # mkdocs get-deps").
-_ASKS_WHICH_VERSION = re.compile(
-    r"^\W*(?:which|what)\s+(?!(?:http|https|protocol|tls|ssl)\b)(?:\w+\s+){0,3}?versions?\b", re.I
-)
+_ASKS_WHICH_VERSION = re.compile(rf"^\W*(?:which|what)\s+{NOT_A_PROTOCOL}(?:\w+\s+){{0,3}}?versions?\b", re.I)
 # A number the question states on its own ("exited with code 7", "a 409"): a table row whose
 # first cell is that number is the entry it looks up ("| `7` | Another process holds the lock |"),
 # and weighs like a section headed by an asked name (4.0, below); so does a term ending in it

@@ -109,8 +109,10 @@ def about_history(text: str) -> bool:
 # which version ...?", "¿desde qué versión ...?"): release notes are where that is written. Not
 # a protocol's version ("which HTTP version was used?"). The gap after "when was" is bounded: a
 # 4,000-character message of "when was …" took 35 ms unbounded (every start scans to the end).
+# The protocols whose version is not a release (shared with `extractive._ASKS_WHICH_VERSION`).
+NOT_A_PROTOCOL = r"(?!(?:http|https|protocol|tls|ssl)\b)"
 VERSION_ASKED = re.compile(
-    r"\b(which|what)\s+(?!(http|https|protocol|tls|ssl)\b)(\w+\s+){0,2}(version|release)s?\b|\b(since|until)\s+when\b|"
+    rf"\b(which|what)\s+{NOT_A_PROTOCOL}(\w+\s+){{0,2}}(version|release)s?\b|\b(since|until)\s+when\b|"
     r"\bwhen\s+(was|were|did)\b.{0,120}?\b(added|introduced|removed|dropped|deprecated|changed)\b|"
     r"\bqu[eé]\s+(\w+\s+){0,2}versi[oó]n\b|\bcu[aá]ndo\s+se\s+(a[nñ]adi|introdujo|elimin|quit)",
     re.I,
