@@ -142,9 +142,10 @@ _QUANTITY = re.compile(
 )
 _NUMBER = re.compile(r"\d")
 # A number that is no part of a name: not the 2 of `cmd2`, `h2` or `s3` ("Which Python version does
-# cmd2 need?" counted "The latest version of `cmd2` can be installed ..." as naming one). The lead
-# that joins the sentence after it (`_lead_with_amount`) reads numbers as the refusal does.
-_STANDALONE_NUMBER = re.compile(r"(?<![^\W\d_])\d")
+# cmd2 need?" counted "The latest version of `cmd2` can be installed ..." as naming one), nor the
+# digits of `R12` or `AC1027` (a digit after a digit of a name). The lead that joins the sentence
+# after it (`_lead_with_amount`) reads numbers as the refusal does.
+_STANDALONE_NUMBER = re.compile(r"(?<!\w)\d")
 # A question that opens by asking an amount ("How many webhooks can I register?", "What is the
 # maximum request body size?"): an answer whose lead (or its code) names no number does not give
 # it. DRF's "How long does a JWT access token stay valid by default?" was answered with what JWT
@@ -1081,9 +1082,25 @@ def gives_no_amount(query: Query, composition: Composition) -> bool:
     if not version and _ASKS_AMOUNT.match(query.message) is None:
         return False
     said = [p.text for p in composition.parts if p.kind in ("lead", "code")]
+    # What a lead announces ("... can create drawings for following DXF versions:") is its list.
+    said += [
+        after.text
+        for part, after in zip(composition.parts, composition.parts[1:], strict=False)
+        if part.kind == "lead" and part.text.rstrip().endswith(":") and after.kind == "support"
+    ]
     if version and composition.cited:
         said.append(composition.cited[0].heading)
-    return not any(_STANDALONE_NUMBER.search(text) for text in said)
+    if any(_STANDALONE_NUMBER.search(text) for text in said):
+        return False
+    if not version:
+        return True
+    # A version may be named by a code that holds its number (ezdxf's "AC1027", "R2013"), but not
+    # by a name the question itself says ("Which Python version does cmd2 need?").
+    asked = {w.lower() for w in _WORD.findall(query.message)}
+    return not any(w.lower() not in asked for text in said for w in _CODED.findall(text))
+
+
+_CODED = re.compile(r"\w*[^\W\d_]\d\w*")  # a word with a digit after a letter: R2013, AC1027, v2
 
 
 def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:
@@ -1219,7 +1236,71 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     group = _grouped(lead, units, query, stale, pool_kind)
     if _QUANTITY.search(query.message):
         _lead_with_amount(group)
+    if _ASKS_DEFAULT.search(query.message):
+        _lead_with_signature(group, _section_units(units, lead.evidence, stale), query)
     return group
+
+
+def _lead_with_signature(group: _Group, same: list[Unit], query: Query) -> None:
+    """Asked a parameter's default, a lead that states none, in an API entry whose signature
+    gives it (`discover(timeout: float = 5.0, ...)`): the signature leads and the lead follows
+    as its support. Bleak's "What is the default timeout of BleakScanner.discover()?" was
+    answered "**timeout** – Time, in seconds, to scan for." and never said 5.0."""
+    if any(_DEFAULT.search(u.text) for u in group.leads):
+        return
+    asked = {w.lower() for w in _WORD.findall(query.message)}
+    signature = next(
+        (
+            u
+            for u in same
+            if u.kind == "prose"
+            and _SIGNATURE_START.match(u.text)
+            and asked & signature_defaults(u.text)
+            and not any(u is lead for lead in group.leads)
+        ),
+        None,
+    )
+    if signature is None or any(asked & signature_defaults(u.text) for u in group.leads):
+        return
+    group.support = sorted(
+        [u for u in group.support if u is not signature] + group.leads, key=lambda u: u.order
+    )
+    group.leads = [signature]
+
+
+def signature_defaults(text: str) -> set[str]:
+    """The parameters of a call signature that have a default (`resolve=False`, `timeout: float
+    = 5.0`), lowercased; the parameters between its first parenthesis and the one closing it."""
+    start = text.find("(")
+    if start < 0:
+        return set()
+    names: set[str] = set()
+    depth, current = 0, []
+    for char in text[start + 1 :]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            names |= _defaulted("".join(current))
+            current = []
+        else:
+            current.append(char)
+    else:
+        return set()  # no closing parenthesis: not a signature we can read
+    return names | _defaulted("".join(current))
+
+
+# The start of a call signature, whatever follows its closing parenthesis (`→ List[BLEDevice]`).
+_SIGNATURE_START = re.compile(rf"(?:(?:{_SIG_KIND})\s+)*[\w.]+\(")
+_DEFAULTED = re.compile(r"\s*\**(\w+)\s*(?::[^=]*)?=")
+
+
+def _defaulted(parameter: str) -> set[str]:
+    found = _DEFAULTED.match(parameter)
+    return {found.group(1).lower()} if found else set()
 
 
 def _lead_with_amount(group: _Group) -> None:

@@ -46,6 +46,7 @@ from askdocs.edge_runtime.extractive import (
     gives_no_amount,
     passage_signals,
     procedural,
+    signature_defaults,
 )
 from askdocs.edge_runtime.query import (
     Query,
@@ -3360,3 +3361,63 @@ def test_a_digit_inside_a_name_is_no_number_given():
     close = cosines({"caps the streams": 0.7}, rest=0.4)
     amount = compose(query("How many streams can one connection open?"), pool, relevance=close)
     assert amount.parts[0].text.endswith("Default is **100**."), rendered(amount)
+
+
+def test_asked_a_default_the_signature_that_gives_it_leads():
+    # Bleak's "What is the default timeout of BleakScanner.discover()?" was answered with the
+    # parameter's description, "**timeout** – Time, in seconds, to scan for.", and never said the
+    # 5.0 its signature gives.
+    discover = (
+        "async classmethod BleakScanner.discover(timeout: float = 5.0, *, return_adv: Literal[False] = "
+        "False, **kwargs) → List[[BLEDevice](/api/device.html#BLEDevice)]\n\n"
+        "Scan continuously for `timeout` seconds and return discovered devices.\n\n"
+        "Parameters:\n\n"
+        "- **timeout** – Time, in seconds, to scan for.\n"
+        "- **return_adv** – If `True`, the return value will include advertising data."
+    )
+    pool = [evidence("/api/scanner.html#discover", "BleakScanner class", "BleakScanner.discover", discover)]
+    close = cosines({"- **timeout**": 0.8}, rest=0.4)
+    ask = query("What is the default timeout of BleakScanner.discover()?")
+    composition = compose(ask, pool, relevance=close)
+    lead = composition.parts[0].text
+    assert lead.startswith("async classmethod BleakScanner.discover(timeout: float = 5.0"), lead
+    assert "Time, in seconds, to scan for." in rendered(composition)  # still quoted, below it
+    # Not asked a default, the description answers.
+    what = compose(query("What does the timeout of BleakScanner.discover() mean?"), pool, relevance=close)
+    assert what.parts[0].text == "- **timeout** – Time, in seconds, to scan for.", rendered(what)
+    # Asked the default of a parameter the signature gives none, the description still leads.
+    other = compose(query("What is the default scanning_mode of discover()?"), pool, relevance=close)
+    assert other.parts[0].text.startswith("- **timeout**"), rendered(other)
+
+
+def test_the_defaults_a_signature_gives():
+    assert signature_defaults(
+        "create_connection(protocol_factory, host, port, \\*, resolve=False, ssl=None, timeout=30.0)"
+    ) == {"resolve", "ssl", "timeout"}
+    assert signature_defaults("f(a: Dict[str, int] = {}, b=(1, 2), c, **kwargs) → int") == {"a", "b"}
+    assert signature_defaults("class Cache(size=10") == set()  # never closed: not read
+    assert signature_defaults("Cache.clear()") == set()
+
+
+def test_a_version_named_by_a_code_or_in_the_list_a_lead_announces_is_given():
+    # ezdxf's "Which DXF version ... does ezdxf.new() use?" was refused as naming no version: the
+    # lead announced the table of versions ("AC1027 — AutoCAD R2013"), and neither a code with its
+    # number inside nor an announced list counted.
+    source = evidence("/drawing/management.html#ezdxf.new", "Document Management", "ezdxf.new", "…")
+    ask = query("Which DXF versions can ezdxf.new() create?")
+    announced = Composition(
+        [
+            Part("lead", "`new()` can create drawings for following DXF versions:"),
+            Part("support", "> - AC1009 — AutoCAD Release: AutoCAD R12\n> - AC1027 — AutoCAD Release: R2013"),
+        ],
+        [source],
+    )
+    assert not gives_no_amount(ask, announced)
+    unannounced = Composition(
+        [Part("lead", "`new()` creates drawings."), Part("support", "> - AC1009 — AutoCAD R12")], [source]
+    )
+    assert gives_no_amount(ask, unannounced)
+    coded = Composition([Part("lead", "The default is AC1027, the version of AutoCAD R2013.")], [source])
+    assert not gives_no_amount(ask, coded)
+    # A code is no amount: "How many" still needs a number of its own.
+    assert gives_no_amount(query("How many layers can a DXF R12 drawing hold?"), coded)
