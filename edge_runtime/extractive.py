@@ -171,9 +171,18 @@ NAMED_ROW = 4.0
 # A question about a default ("what does lookup_field default to?", "the default ordering of
 # CursorPagination?", "¿el valor por defecto?") is answered by a unit that states one.
 _DEFAULT = re.compile(r"\bdefault|\bpor defecto\b|\bpredeterminad", re.I)
+# So is one that asks what holds when nothing is set ("What timeout does MPDClient use if I
+# don't set one?", "If I call initialize() without arguments, which state ...?"; not "How do I run
+# it without arguments?").
+_ASKS_VALUE = r"\b(?:what|which|how (?:long|many|much|often|big|large))\b"
+_UNSET = (
+    r"(?:\bif (?:i|you|we) (?:don'?t|do not|never) (?:set|specify|pass|give|change|configure|provide|say)\b"
+    r"|\bwithout (?:any )?(?:arguments?|parameters?)\b)"
+)
 _ASKS_DEFAULT = re.compile(
     r"\b(what|which)\b[^?.]{0,40}(?<!by )\bdefaults?\b(?!_)|\bdefaults? to\b|"
-    r"\b(qu[eé]|cu[aá]l)\b[^?.]{0,40}\b(por defecto|predeterminad[oa])\b",
+    r"\b(qu[eé]|cu[aá]l)\b[^?.]{0,40}\b(por defecto|predeterminad[oa])\b|"
+    rf"{_ASKS_VALUE}[^?]{{0,100}}{_UNSET}|{_UNSET}[^?]{{0,100}}{_ASKS_VALUE}",
     re.I,
 )
 # A question that asks where a file is kept ("where is the config file on Windows?", "which directory

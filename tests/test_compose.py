@@ -3421,3 +3421,37 @@ def test_a_version_named_by_a_code_or_in_the_list_a_lead_announces_is_given():
     assert not gives_no_amount(ask, coded)
     # A code is no amount: "How many" still needs a number of its own.
     assert gives_no_amount(query("How many layers can a DXF R12 drawing hold?"), coded)
+
+
+def test_asked_what_holds_when_nothing_is_set_is_asked_a_default():
+    # GeoAlchemy's "If I don't give a Geometry column an SRID, what value does it get?" was answered
+    # with Find_SRID ("Returns the SRID defined for a geometry column."), not "Default is `-1`."
+    pool = [
+        evidence(
+            "/functions.html#Find_SRID",
+            "Spatial Functions",
+            "Find_SRID",
+            "Returns the SRID defined for a geometry column.\n\nSee the PostGIS reference.",
+        ),
+        evidence(
+            "/types.html#Geometry",
+            "Types",
+            "Geometry",
+            "Parameters:\n\n- **geometry_type** – The geometry type.\n"
+            "- **srid** – The SRID for this column. E.g. 4326. Default is `-1`.",
+            0.8,
+            1,
+        ),
+    ]
+    close = cosines({"Returns the SRID": 0.8, "- **srid**": 0.7}, rest=0.4)
+    ask = query("If I don't give a Geometry column an SRID, what value does it get?")
+    text = rendered(compose(ask, pool, relevance=close))
+    assert text.startswith("- **srid** – The SRID for this column. E.g. 4326. Default is `-1`."), text
+    for asked in (
+        "What network timeout does MPDClient use if I don't set one?",
+        "If I call initialize() without arguments, which state does the machine start in?",
+        "How many spaces of padding does a cell get if you don't change anything?",
+    ):
+        assert _ASKS_DEFAULT.search(asked), asked
+    for other in ("How do I run it without arguments?", "How do I make it work if I don't set a key?"):
+        assert not _ASKS_DEFAULT.search(other), other
