@@ -367,7 +367,7 @@ def extractive(docs: Docs, case: Case, mode: str = "extractive") -> Answer:
     )
     if not composition.parts:
         return refuse(case, mode)
-    if gives_no_amount(query, composition):
+    if gives_no_amount(query, composition, found.term_weights):
         return refuse(case, mode, refused_because="number_unsaid")
     if _only_the_contact_page(case, composition.cited[0]):
         return refuse(case, mode, refused_because="contact_page")

@@ -18,7 +18,16 @@ from askdocs.edge_runtime import events
 from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.events import StreamEvent
 from askdocs.edge_runtime.fs import DocsFS
-from askdocs.edge_runtime.query import Query, foreign_language, identifier_pattern, mentions, names_in
+from askdocs.edge_runtime.query import (
+    Query,
+    foreign_language,
+    identifier_pattern,
+    mentions,
+    names_in,
+    platform_asked,
+    platform_pattern,
+    telling_platform,
+)
 from askdocs.edge_runtime.rarity import UNLISTED_ZIPF, zipf
 from askdocs.edge_runtime.results import locate_in_chunk
 from askdocs.edge_runtime.search import SITE_LINK, SearchOutcome
@@ -31,6 +40,7 @@ _FENCE_LINE = re.compile(r"^```", re.M)
 # A fenced code block as the build writes it (the composer splits evidence into units by it too).
 FENCED_BLOCK = re.compile(r"^```[^\n]*\n.*?\n```$", re.S | re.M)
 MAX_SECTIONS_PER_CHUNK = 4
+PLATFORM_MATCHES = 2  # lines naming the asked platform with a version that are read (`investigate`)
 MAX_OUTLINE = 8  # sections of the pages read whose heading names something (`outline`)
 OUTLINE_SCORE = 0.3  # what such a section, read only for its heading, weighs as evidence
 OUTLINE_ELSEWHERE = 0.02  # a title word in more of the docs' other chunks is not the page's own
@@ -542,6 +552,21 @@ def investigate(
             offset = _line_offset(content, match["line"])
             collector.add(set_index, page_index, offset, "grep", 1.0)
 
+    frequencies = fs.scope.document_frequencies(locale, terms)
+    weights = term_weights(frequencies, terms)
+    # Asked which versions of a thing are supported ("Which Ubuntu versions ...?"), where the
+    # docs name that thing with a version ("Ubuntu 22.04 LTS") is what answers: grep for it.
+    platform = platform_asked(query.message)
+    if platform is not None and telling_platform(query, platform, weights):
+        pattern = platform_pattern(platform)
+        steps.append(events.tool("grep", {"pattern": pattern, "path": "/", "ignore_case": True}))
+        result = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)
+        local = [m for m in result["matches"] if corpus.page(*fs.tree.pages[m["path"]]).locale == locale]
+        for match in local[:PLATFORM_MATCHES]:
+            set_index, page_index = fs.tree.pages[match["path"]]
+            offset = _line_offset(corpus.page(set_index, page_index).content, match["line"])
+            collector.add(set_index, page_index, offset, "grep", 1.0)
+
     followed = 0
     for item in list(collector.items[:3]):
         if followed >= max_links:
@@ -565,8 +590,6 @@ def investigate(
             break
 
     ordered = sorted(collector.items, key=lambda e: -e.score)
-    frequencies = fs.scope.document_frequencies(locale, terms)
-    weights = term_weights(frequencies, terms)
     support = fs.scope.support(locale, weights)
     read = passages(ordered, weights) if passages is not None and ordered else {}
     confidence, signals = assess(

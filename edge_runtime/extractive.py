@@ -42,7 +42,10 @@ from askdocs.edge_runtime.query import (
     mentions,
     names_in,
     opposed,
+    platform_asked,
+    platform_pattern,
     spelled_out,
+    telling_platform,
 )
 from askdocs.edge_runtime.rarity import FREQUENT_ZIPF, frequent_words
 from askdocs.edge_runtime.search import SITE_LINK
@@ -719,6 +722,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     places = [where and bool(_PATH.search(_LINK_TARGET.sub("]", u.text))) for u in units]
     placed = any(key_terms <= terms for terms, place in zip(unit_terms, places, strict=True) if place)
     version = query.asks_version
+    platform = _platform_asked(query, rarity) if version else None
+    platform_versioned = re.compile(platform_pattern(platform), re.I) if platform else None
     syntax = bool(_ASKS_FOR_STEPS.search(query.message))
     default = bool(_ASKS_DEFAULT.search(query.message))
     asks_output = bool(_ASKS_OUTPUT.search(query.message))
@@ -836,10 +841,14 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
                 and label.rpartition(" ")[2].strip("`*'") in numbers
             ):
                 score += NAMED_ROW
+        if platform and platform_versioned.search(unit.text):
+            score += NAMED_ROW  # "- Ubuntu 22.04 LTS and 24.04 LTS" for "Which Ubuntu versions ...?"
         if quantity and not _NUMBER.search(unit.text):
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         elif version and not (_VERSION.search(unit.text) or _VERSION.search(source.heading)):
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
+        elif platform and platform not in lowered and platform not in source.heading.lower():
+            score *= QUANTITY_PENALTY  # a platform's versions are asked: one that names it not, none
         elif version and _FIX_LINE.match(unit.text) and not _ASKS_FIX.search(query.message):
             score *= QUANTITY_PENALTY  # a release is asked: the one that fixed it did not do it
         elif where and not places[position]:
@@ -1083,10 +1092,16 @@ def _headed_by(evidence: Evidence, tokens: list[str]) -> bool:
     return any(mentions(heading, t) for t in tokens)
 
 
-def gives_no_amount(query: Query, composition: Composition) -> bool:
+def gives_no_amount(
+    query: Query, composition: Composition, term_weights: dict[str, float] | None = None
+) -> bool:
     """The question opens by asking an amount (`_ASKS_AMOUNT`) or which version
     (`_ASKS_WHICH_VERSION`) and the composed answer names no number where it starts (its lead or
-    its code; for a version, also the heading of the section it leads)."""
+    its code; for a version, also the heading of the section it leads). Asked which versions of a
+    thing the docs name here and there are supported (`query.platform_asked`: "Which Ubuntu versions
+    does Tallyfox support?"; `term_weights` says how telling the thing's name is), a start that
+    does not name that thing gives none of its versions ("This documentation describes Tallyfox
+    3.2." is no Ubuntu version)."""
     version = _ASKS_WHICH_VERSION.match(query.message) is not None
     if not version and _ASKS_AMOUNT.match(query.message) is None:
         return False
@@ -1099,6 +1114,10 @@ def gives_no_amount(query: Query, composition: Composition) -> bool:
     ]
     if version and composition.cited:
         said.append(composition.cited[0].heading)
+    if version and (platform := _platform_asked(query, term_weights)):
+        lowered = " ".join(said).lower()
+        if platform not in lowered:
+            return True
     if any(_STANDALONE_NUMBER.search(text) for text in said):
         return False
     if not version:
@@ -1110,6 +1129,15 @@ def gives_no_amount(query: Query, composition: Composition) -> bool:
 
 
 _CODED = re.compile(r"\w*[^\W\d_]\d\w*")  # a word with a digit after a letter: R2013, AC1027, v2
+
+
+def _platform_asked(query: Query, term_weights: dict[str, float] | None) -> str | None:
+    """The thing whose versions the question asks are supported (`query.platform_asked`),
+    lowercased, when the docs name it rarely enough to tell (`query.telling_platform`)."""
+    name = platform_asked(query.message)
+    if name is None or term_weights is None or not telling_platform(query, name, term_weights):
+        return None
+    return name
 
 
 def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:

@@ -234,7 +234,8 @@ SSE_EVENTS = {
                 "the site has no pages in, and the text names the languages the docs are in; "
                 "version_unsaid: the question names a version (Python 2.4, HTTP/3) nothing read says; "
                 "name_unsaid: it asks whether something works with a product the docs never name; "
-                "number_unsaid: it asks an amount or which version and the answer found names no number",
+                "number_unsaid: it asks an amount or which version and the answer found names no number "
+                "(or, asked which versions of another thing are supported, never names that thing)",
             },
             "faq_match": {
                 "type": "object",

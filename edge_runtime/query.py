@@ -117,6 +117,41 @@ VERSION_ASKED = re.compile(
     r"\bqu[eé]\s+(\w+\s+){0,2}versi[oó]n\b|\bcu[aá]ndo\s+se\s+(a[nñ]adi|introdujo|elimin|quit)",
     re.I,
 )
+
+
+# "Which Ubuntu versions does it support?", "What Django versions is it compatible with?": the
+# versions of another thing (a platform, a dependency) the product works with, not a release of
+# the product ("Which Tornado version dropped support for Python 2.7?" asks a release).
+COMPATIBILITY_ASKED = re.compile(
+    rf"^\W*(?:which|what)\s+{NOT_A_PROTOCOL}(?:\w+\s+){{0,2}}?([^\W\d_][\w.+-]*)\s+versions?\b"
+    r"(?=[^?]{0,120}\b(?:support|supports|supported|compatible|work|works|run|runs|require|requires|"
+    r"required|need|needs)\b)(?![^?]{0,120}\b(?:added|introduced|removed|dropped|deprecated|changed|"
+    r"fixed|first|shipped|released|since)\b)",
+    re.I,
+)
+# How telling (`evidence.term_weights`, 1.0 the mean) the thing's name must be: a name most pages
+# use is the product or the docs' subject ("Which Python versions can run Black?").
+PLATFORM_WEIGHT = 1.0
+
+
+def platform_asked(message: str) -> str | None:
+    """The thing whose versions the question asks are supported (`COMPATIBILITY_ASKED`:
+    "Which Ubuntu versions does Tallyfox support?" -> "ubuntu"), lowercased."""
+    found = COMPATIBILITY_ASKED.match(message)
+    return found.group(1).lower() if found else None
+
+
+def platform_pattern(name: str) -> str:
+    """Where the docs name the thing with a version: "Ubuntu 22.04", "Python v3"."""
+    return rf"\b{re.escape(name)}\s+v?\d"
+
+
+def telling_platform(query: Query, name: str, term_weights: dict[str, float]) -> bool:
+    """The docs name the thing rarely enough for its name to tell (`PLATFORM_WEIGHT`)."""
+    stems = lexical.stem_terms(query.locale, name)
+    return bool(stems) and all(term_weights.get(t, 0.0) >= PLATFORM_WEIGHT for t in stems)
+
+
 # A dotted or coded name starts where its run of name characters starts: tried from every position
 # of a long run without one ("...." × 4,000) it took 0.3 s a message (4.4 s at 16,000). A flag may
 # still start after a slash or a colon ("x/--flag"); a name no longer starts inside a run after

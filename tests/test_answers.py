@@ -1037,3 +1037,16 @@ def test_a_number_in_a_value_the_reader_passes_is_their_example_not_what_is_aske
     }
     assert example_numbers("Does Color(255, 0, 0) mean 255 red?") == {"0"}  # 255 is also said outside
     assert example_numbers("I don't want 100 rows, it's too many") == set()  # apostrophes, not quotes
+
+
+def test_asked_which_ubuntu_versions_are_supported_the_requirements_answer(docs):
+    """ "Which Ubuntu versions does Tallyfox support?" was answered "This documentation describes
+    Tallyfox 3.2." (a version, of the wrong thing): search never ranked the system requirements,
+    whose "Ubuntu 22.04 LTS" holds the asked name but not the word "version". Asked which versions
+    of a thing are supported, the answer greps for the thing named with a version, leads with the
+    line that names it so, and an answer that never names the thing is refused."""
+    result = ask(docs, "Which Ubuntu versions does Tallyfox support?")
+    assert result.answered, result.text
+    assert cited(result)[0] == "/install/#system-requirements", cited(result)
+    assert "Ubuntu 22.04 LTS and 24.04 LTS" in result.text.split("From: ")[0], result.text
+    assert "describes Tallyfox 3.2" not in result.text, result.text

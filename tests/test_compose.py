@@ -55,6 +55,7 @@ from askdocs.edge_runtime.query import (
     identifier_tokens,
     key_terms,
     mentions,
+    platform_asked,
 )
 from askdocs.edge_runtime.search import Hit, SearchOutcome
 
@@ -3455,3 +3456,37 @@ def test_asked_what_holds_when_nothing_is_set_is_asked_a_default():
         assert _ASKS_DEFAULT.search(asked), asked
     for other in ("How do I run it without arguments?", "How do I make it work if I don't set a key?"):
         assert not _ASKS_DEFAULT.search(other), other
+
+
+def test_asked_which_versions_of_a_platform_are_supported_the_platform_is_named():
+    # "Which Ubuntu versions does Tallyfox support?" led with "This documentation describes
+    # Tallyfox 3.2.": a version, but of the product, not of Ubuntu.
+    assert platform_asked("Which Ubuntu versions does Tallyfox support?") == "ubuntu"
+    assert platform_asked("What Django versions is django-csp compatible with?") == "django"
+    assert platform_asked("Which Tornado version dropped support for Python 2.7?") is None  # a release
+    assert platform_asked("Which version of the API should I use?") is None
+    pool = [
+        evidence(
+            "/#editions", "Tallyfox documentation", "Editions", "This documentation describes Tallyfox 3.2."
+        ),
+        evidence(
+            "/install/#system-requirements",
+            "Install",
+            "System requirements",
+            "Supported operating systems for the server:\n\n- Ubuntu 22.04 LTS and 24.04 LTS\n- Debian 12",
+            0.9,
+            1,
+        ),
+    ]
+    close = cosines({"This documentation": 0.8}, rest=0.3)
+    ask = query("Which Ubuntu versions does Tallyfox support?")
+    telling = {"ubuntu": 1.6, "version": 0.4}
+    composition = compose(ask, pool, telling, relevance=close)
+    assert composition.cited[0].url == "/install/#system-requirements", rendered(composition)
+    assert "Ubuntu 22.04 LTS" in rendered(composition).split("From: ")[0], rendered(composition)
+    # An answer that never names Ubuntu gives none of its versions, whatever number it names.
+    product = Composition([Part("lead", "This documentation describes Tallyfox 3.2.")], pool[:1])
+    assert gives_no_amount(ask, product, telling)
+    assert not gives_no_amount(ask, composition, telling)
+    # A name most of the docs use is the product or the docs' subject: no more than a version asked.
+    assert not gives_no_amount(ask, product, {"ubuntu": 0.3, "version": 0.4})
