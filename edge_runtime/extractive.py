@@ -1118,7 +1118,10 @@ def gives_no_amount(
         lowered = " ".join(said).lower()
         if platform not in lowered:
             return True
-    if any(_STANDALONE_NUMBER.search(text) for text in said):
+    # A number the question itself states is no answer to it: "Which Django versions are supported
+    # by django-csp 3.7?" was answered "3.7".
+    stated = set(_NUMBER_TOKEN.findall(query.message))
+    if any(n not in stated for text in said for n in _NUMBER_TOKEN.findall(text)):
         return False
     if not version:
         return True
@@ -1126,6 +1129,9 @@ def gives_no_amount(
     # by a name the question itself says ("Which Python version does cmd2 need?").
     asked = {w.lower() for w in _WORD.findall(query.message)}
     return not any(w.lower() not in asked for text in said for w in _CODED.findall(text))
+
+
+_NUMBER_TOKEN = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")  # a number standing alone (`_STANDALONE_NUMBER`), whole
 
 
 _CODED = re.compile(r"\w*[^\W\d_]\d\w*")  # a word with a digit after a letter: R2013, AC1027, v2

@@ -3490,3 +3490,18 @@ def test_asked_which_versions_of_a_platform_are_supported_the_platform_is_named(
     assert not gives_no_amount(ask, composition, telling)
     # A name most of the docs use is the product or the docs' subject: no more than a version asked.
     assert not gives_no_amount(ask, product, {"ubuntu": 0.3, "version": 0.4})
+
+
+def test_a_number_the_question_states_is_no_answer_to_it():
+    # django-csp's "Which Django versions are supported by django-csp 3.7?" (the docs do not say)
+    # was answered "3.7", the release number of its own page title, and not refused.
+    source = evidence("/#django-csp", "django-csp", "django-csp", "…")
+    ask = query("Which Django versions are supported by django-csp 3.7?")
+    assert gives_no_amount(ask, Composition([Part("lead", "3.7")], [source]))
+    given = Composition([Part("lead", "django-csp 3.7 supports Django 3.2 and 4.0.")], [source])
+    assert not gives_no_amount(ask, given)
+    # An amount asked: the reader's own count is no answer either.
+    limit = query("How many hosts can one server watch if each sends 10 samples a second?")
+    assert gives_no_amount(
+        limit, Composition([Part("lead", "Each host sends 10 samples a second.")], [source])
+    )
