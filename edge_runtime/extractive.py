@@ -193,6 +193,15 @@ _ASKS_DEFAULT = re.compile(
 # `/etc/tallyfox/config.yaml`, `mkdocs.yml`), not by the sentences about the file. One question
 # asked for one place (two asks are left to `_other_ask`). Tuning fact recall 0.764 -> 0.766 (the
 # one question of the kind, "On Windows, where is the config file…"), nothing else changed.
+# A question that asks how to install something ("How do I install the jirashell command-line
+# tool?") is answered by the command that installs it (`pip install jira[cli]`), not by how to run
+# what it installs ("Run it from the command line", then `jirashell -s ...`).
+_ASKS_INSTALL = re.compile(r"\bhow\b[^?]{0,30}\binstall\b|\bc[oó]mo\b[^?]{0,30}\binstal[oa]r?\b", re.I)
+_INSTALL_COMMAND = re.compile(
+    r"\b(?:pip3?|pipx|uv\s+pip|uv|poetry|conda|mamba|apt(?:-get)?|dnf|yum|zypper|brew|npm|yarn|pnpm|gem|"
+    r"cargo|winget|choco|scoop|snap)\s+(?:-\S+\s+)*(?:install|add)\b"
+)
+INSTALL_WEIGHT = 1.0
 _WHERE = re.compile(
     r"\bwhere\s+(?:is|are|does|do|can|should)\b[^?]{0,80}?\b(?:stored|kept|located|saved|written|live|"
     r"file|files|directory|folder|logs?|config)\b|\bwhich\s+(?:directory|folder|path|file)\b"
@@ -710,6 +719,15 @@ def _counts_whole(query: Query, pool, units: list[Unit], unit_terms: list[set[st
     return out
 
 
+def _install_sections(query: Query, pool, rarity: dict[str, float]) -> set[int]:
+    """The evidence sections that hold the weightiest key term besides the install verb."""
+    others = [t for t in query.key_terms if not t.startswith("instal")]
+    if not others:
+        return set(range(len(pool)))
+    heaviest = max(others, key=lambda t: (rarity.get(t, 0.0), t))
+    return {i for i, e in enumerate(pool) if heaviest in _terms(query.locale, f"{e.heading}\n{e.text}")}
+
+
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
     key_terms, identifiers = set(query.key_terms), query.identifiers
     how_to = procedural(query.message)
@@ -717,6 +735,12 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     quantity = bool(_QUANTITY.search(query.message))
     named_asked = bool(_ASKS_NAME.search(query.message)) and not quantity
     where = bool(_WHERE.search(query.message)) and len(asks(query.message)) < 2
+    # Asked how to install something, the command that installs it, where the docs say the rest of
+    # what is asked (the heaviest other key term: "Windows" in "¿Cómo instalo Tallyfox en
+    # Windows?", not the macOS section's `brew install`).
+    install_sections = (
+        _install_sections(query, pool, rarity) if _ASKS_INSTALL.search(query.message) else set()
+    )
     # Asked where: which units name a place (a link to another page of the docs is none). When one
     # names a place and holds every asked word, the units that name none say less still.
     places = [where and bool(_PATH.search(_LINK_TARGET.sub("]", u.text))) for u in units]
@@ -843,6 +867,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
                 score += NAMED_ROW
         if platform and platform_versioned.search(unit.text):
             score += NAMED_ROW  # "- Ubuntu 22.04 LTS and 24.04 LTS" for "Which Ubuntu versions ...?"
+        if unit.evidence in install_sections and unit.kind == "code" and _INSTALL_COMMAND.search(unit.text):
+            score += INSTALL_WEIGHT  # asked how to install: the command that installs it
         if quantity and not _NUMBER.search(unit.text):
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         elif version and not (_VERSION.search(unit.text) or _VERSION.search(source.heading)):

@@ -1050,3 +1050,15 @@ def test_asked_which_ubuntu_versions_are_supported_the_requirements_answer(docs)
     assert cited(result)[0] == "/install/#system-requirements", cited(result)
     assert "Ubuntu 22.04 LTS and 24.04 LTS" in result.text.split("From: ")[0], result.text
     assert "describes Tallyfox 3.2" not in result.text, result.text
+
+
+def test_asked_how_to_install_on_windows_the_windows_command_leads(docs):
+    """The README's "¿Cómo instalo Tallyfox en Windows?" led with "El servicio de Windows se llama
+    `Tallyfox Agent`." (the section's last sentence); weighing every install command, the macOS
+    section's `brew install` joined the answer. The command that installs it leads, and only where
+    the docs say the rest of what is asked (Windows)."""
+    result = ask(docs, "¿Cómo instalo Tallyfox en Windows?", locale=None)
+    first = result.text.split("Fuente: ")[0]
+    assert "winget install" in first.split("```")[0] + first.split("```")[1], result.text
+    assert not lead(result).startswith("El servicio de Windows"), result.text
+    assert "brew install" not in result.text, result.text

@@ -3505,3 +3505,25 @@ def test_a_number_the_question_states_is_no_answer_to_it():
     assert gives_no_amount(
         limit, Composition([Part("lead", "Each host sends 10 samples a second.")], [source])
     )
+
+
+def test_asked_how_to_install_the_command_that_installs_it_leads():
+    # jira's "How do I install the jirashell command-line tool?" was answered with "Run it from the
+    # command line" and `jirashell -s …`: how to run what the install gives, not how to install it.
+    shell = (
+        "The `jirashell` script (installed automatically when you use pip) lets you explore Jira.\n\n"
+        "```bash\npip install jira[cli]\n```\n\n"
+        "Run it from the command line\n\n"
+        "```bash\njirashell -s https://jira.atlassian.com\n```"
+    )
+    pool = [evidence("/jirashell.html#jirashell", "jirashell", "jirashell", shell)]
+    close = cosines({"Run it from": 0.64, "pip install": 0.6, "jirashell -s": 0.45}, rest=0.45)
+    weights = {"instal": 0.89, "command": 1.11, "jirashel": 0.89, "line": 1.11}
+    ask = query("How do I install the jirashell command-line tool?")
+    text = rendered(compose(ask, pool, weights, relevance=close))
+    assert text.startswith("```bash\npip install jira[cli]\n```"), text
+    # Asked how to run it, the install command does not lead.
+    run = rendered(
+        compose(query("How do I start the jirashell command-line tool?"), pool, weights, relevance=close)
+    )
+    assert not run.startswith("```bash\npip install"), run
