@@ -188,11 +188,6 @@ _ASKS_DEFAULT = re.compile(
     rf"{_ASKS_VALUE}[^?]{{0,100}}{_UNSET}|{_UNSET}[^?]{{0,100}}{_ASKS_VALUE}",
     re.I,
 )
-# A question that asks where a file is kept ("where is the config file on Windows?", "which directory
-# holds the logs?") is answered by a unit that names a path ("C:\\ProgramData\\Tallyfox\\…",
-# `/etc/tallyfox/config.yaml`, `mkdocs.yml`), not by the sentences about the file. One question
-# asked for one place (two asks are left to `_other_ask`). Tuning fact recall 0.764 -> 0.766 (the
-# one question of the kind, "On Windows, where is the config file…"), nothing else changed.
 # A question that asks how to install something ("How do I install the jirashell command-line
 # tool?") is answered by the command that installs it (`pip install jira[cli]`), not by how to run
 # what it installs ("Run it from the command line", then `jirashell -s ...`).
@@ -202,6 +197,11 @@ _INSTALL_COMMAND = re.compile(
     r"cargo|winget|choco|scoop|snap)\s+(?:-\S+\s+)*(?:install|add)\b"
 )
 INSTALL_WEIGHT = 1.0
+# A question that asks where a file is kept ("where is the config file on Windows?", "which directory
+# holds the logs?") is answered by a unit that names a path ("C:\\ProgramData\\Tallyfox\\…",
+# `/etc/tallyfox/config.yaml`, `mkdocs.yml`), not by the sentences about the file. One question
+# asked for one place (two asks are left to `_other_ask`). Tuning fact recall 0.764 -> 0.766 (the
+# one question of the kind, "On Windows, where is the config file…"), nothing else changed.
 _WHERE = re.compile(
     r"\bwhere\s+(?:is|are|does|do|can|should)\b[^?]{0,80}?\b(?:stored|kept|located|saved|written|live|"
     r"file|files|directory|folder|logs?|config)\b|\bwhich\s+(?:directory|folder|path|file)\b"
