@@ -24,7 +24,6 @@ from askdocs.edge_runtime.query import (
     identifier_pattern,
     mentions,
     names_in,
-    platform_asked,
     platform_pattern,
     telling_platform,
 )
@@ -556,8 +555,8 @@ def investigate(
     weights = term_weights(frequencies, terms)
     # Asked which versions of a thing are supported ("Which Ubuntu versions ...?"), where the
     # docs name that thing with a version ("Ubuntu 22.04 LTS") is what answers: grep for it.
-    platform = platform_asked(query.message)
-    if platform is not None and telling_platform(query, platform, weights):
+    platform = telling_platform(query, weights)
+    if platform is not None:
         pattern = platform_pattern(platform)
         steps.append(events.tool("grep", {"pattern": pattern, "path": "/", "ignore_case": True}))
         result = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)

@@ -42,7 +42,6 @@ from askdocs.edge_runtime.query import (
     mentions,
     names_in,
     opposed,
-    platform_asked,
     platform_pattern,
     spelled_out,
     telling_platform,
@@ -746,7 +745,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     places = [where and bool(_PATH.search(_LINK_TARGET.sub("]", u.text))) for u in units]
     placed = any(key_terms <= terms for terms, place in zip(unit_terms, places, strict=True) if place)
     version = query.asks_version
-    platform = _platform_asked(query, rarity) if version else None
+    platform = telling_platform(query, rarity) if version else None
     platform_versioned = re.compile(platform_pattern(platform), re.I) if platform else None
     syntax = bool(_ASKS_FOR_STEPS.search(query.message))
     default = bool(_ASKS_DEFAULT.search(query.message))
@@ -1124,7 +1123,7 @@ def gives_no_amount(
     """The question opens by asking an amount (`_ASKS_AMOUNT`) or which version
     (`_ASKS_WHICH_VERSION`) and the composed answer names no number where it starts (its lead or
     its code; for a version, also the heading of the section it leads). Asked which versions of a
-    thing the docs name here and there are supported (`query.platform_asked`: "Which Ubuntu versions
+    thing the docs name here and there are supported (`query.telling_platform`: "Which Ubuntu versions
     does Tallyfox support?"; `term_weights` says how telling the thing's name is), a start that
     does not name that thing gives none of its versions ("This documentation describes Tallyfox
     3.2." is no Ubuntu version)."""
@@ -1140,7 +1139,7 @@ def gives_no_amount(
     ]
     if version and composition.cited:
         said.append(composition.cited[0].heading)
-    if version and (platform := _platform_asked(query, term_weights)):
+    if version and (platform := telling_platform(query, term_weights)):
         lowered = " ".join(said).lower()
         if platform not in lowered:
             return True
@@ -1161,15 +1160,6 @@ _NUMBER_TOKEN = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")  # a number standing alone
 
 
 _CODED = re.compile(r"\w*[^\W\d_]\d\w*")  # a word with a digit after a letter: R2013, AC1027, v2
-
-
-def _platform_asked(query: Query, term_weights: dict[str, float] | None) -> str | None:
-    """The thing whose versions the question asks are supported (`query.platform_asked`),
-    lowercased, when the docs name it rarely enough to tell (`query.telling_platform`)."""
-    name = platform_asked(query.message)
-    if name is None or term_weights is None or not telling_platform(query, name, term_weights):
-        return None
-    return name
 
 
 def defined_name(query: Query, evidence: list[Evidence]) -> Evidence | None:

@@ -146,10 +146,14 @@ def platform_pattern(name: str) -> str:
     return rf"\b{re.escape(name)}\s+v?\d"
 
 
-def telling_platform(query: Query, name: str, term_weights: dict[str, float]) -> bool:
-    """The docs name the thing rarely enough for its name to tell (`PLATFORM_WEIGHT`)."""
+def telling_platform(query: Query, term_weights: dict[str, float] | None) -> str | None:
+    """The thing whose versions the question asks are supported (`platform_asked`), when the docs
+    name it rarely enough for its name to tell (`PLATFORM_WEIGHT` of `term_weights`)."""
+    name = platform_asked(query.message)
+    if name is None or term_weights is None:
+        return None
     stems = lexical.stem_terms(query.locale, name)
-    return bool(stems) and all(term_weights.get(t, 0.0) >= PLATFORM_WEIGHT for t in stems)
+    return name if stems and all(term_weights.get(t, 0.0) >= PLATFORM_WEIGHT for t in stems) else None
 
 
 # A dotted or coded name starts where its run of name characters starts: tried from every position
