@@ -538,18 +538,10 @@ def investigate(
             )
 
     for token in identifiers[:3]:
-        pattern = identifier_pattern(token)
-        steps.append(events.tool("grep", {"pattern": pattern, "path": "/", "ignore_case": True}))
-        result = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)
-        matches = result["matches"]
-        local = [m for m in matches if corpus.page(*fs.tree.pages[m["path"]]).locale == locale]
+        matches, local = _grep(fs, steps, identifier_pattern(token), locale)
         # A heading that names the token is where it is defined: read that first.
         ordered = sorted(local or matches, key=lambda m: not m["text"].lstrip().startswith("#"))
-        for match in ordered[:4]:
-            set_index, page_index = fs.tree.pages[match["path"]]
-            content = corpus.page(set_index, page_index).content
-            offset = _line_offset(content, match["line"])
-            collector.add(set_index, page_index, offset, "grep", 1.0)
+        _read_matches(fs, collector, ordered[:4])
 
     frequencies = fs.scope.document_frequencies(locale, terms)
     weights = term_weights(frequencies, terms)
@@ -557,14 +549,8 @@ def investigate(
     # docs name that thing with a version ("Ubuntu 22.04 LTS") is what answers: grep for it.
     platform = telling_platform(query, weights)
     if platform is not None:
-        pattern = platform_pattern(platform)
-        steps.append(events.tool("grep", {"pattern": pattern, "path": "/", "ignore_case": True}))
-        result = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)
-        local = [m for m in result["matches"] if corpus.page(*fs.tree.pages[m["path"]]).locale == locale]
-        for match in local[:PLATFORM_MATCHES]:
-            set_index, page_index = fs.tree.pages[match["path"]]
-            offset = _line_offset(corpus.page(set_index, page_index).content, match["line"])
-            collector.add(set_index, page_index, offset, "grep", 1.0)
+        _, local = _grep(fs, steps, platform_pattern(platform), locale)
+        _read_matches(fs, collector, local[:PLATFORM_MATCHES])
 
     followed = 0
     for item in list(collector.items[:3]):
@@ -602,6 +588,23 @@ def investigate(
     return Investigation(
         ordered, steps, checked, confidence, signals, weights, frequencies[1], pages, support, read
     )
+
+
+def _grep(fs: DocsFS, steps: list[StreamEvent], pattern: str, locale: str) -> tuple[list[dict], list[dict]]:
+    """`grep` the reader's docs for `pattern` (a step of the trace): every match, and those in
+    `locale`."""
+    steps.append(events.tool("grep", {"pattern": pattern, "path": "/", "ignore_case": True}))
+    matches = fs.grep(pattern, "/", ignore_case=True, budget=0.2, max_matches=40)["matches"]
+    corpus = fs.corpus
+    return matches, [m for m in matches if corpus.page(*fs.tree.pages[m["path"]]).locale == locale]
+
+
+def _read_matches(fs: DocsFS, collector: _Collector, matches: list[dict]) -> None:
+    """Read the section around each grep match as evidence."""
+    for match in matches:
+        set_index, page_index = fs.tree.pages[match["path"]]
+        offset = _line_offset(fs.corpus.page(set_index, page_index).content, match["line"])
+        collector.add(set_index, page_index, offset, "grep", 1.0)
 
 
 def _add_faq(collector: _Collector, corpus: Corpus, ref: ChunkRef, weight: float) -> None:
