@@ -76,8 +76,10 @@ _SIG_KIND = (
     r"|staticmethod"
 )
 _SIG_BARE_KIND = r"class|classmethod|staticmethod|abstractmethod|exception|property"  # written without "()"
+# The start of a call signature, whatever follows its closing parenthesis (`→ List[BLEDevice]`).
+_SIGNATURE_START = re.compile(rf"(?:(?:{_SIG_KIND})\s+)*[\w.]+\(")
 _SIGNATURE = re.compile(
-    rf"(?:(?:{_SIG_KIND})\s+)*[\w.]+\(.*\)"
+    rf"{_SIGNATURE_START.pattern}.*\)"
     rf"|(?:(?:{_SIG_BARE_KIND})\s+)+[\w.]+(?:\s*:\s*\S[^\n]*)?"
 )
 _SYNOPSIS = re.compile(r"```[^\n]*\n[^\n]*\[(options|OPTIONS|common options|-[\w-]+)\][^\n]*\n```")
@@ -146,8 +148,8 @@ _NUMBER = re.compile(r"\d")
 # A number that is no part of a name: not the 2 of `cmd2`, `h2` or `s3` ("Which Python version does
 # cmd2 need?" counted "The latest version of `cmd2` can be installed ..." as naming one), nor the
 # digits of `R12` or `AC1027` (a digit after a digit of a name). The lead that joins the sentence
-# after it (`_lead_with_amount`) reads numbers as the refusal does.
-_STANDALONE_NUMBER = re.compile(r"(?<!\w)\d")
+# after it (`_lead_with_amount`) reads numbers as the refusal does, each number whole ("3.7", "1,000").
+_STANDALONE_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")
 # A question that opens by asking an amount ("How many webhooks can I register?", "What is the
 # maximum request body size?"): an answer whose lead (or its code) names no number does not give
 # it. DRF's "How long does a JWT access token stay valid by default?" was answered with what JWT
@@ -481,6 +483,11 @@ def _terms(locale: str, text: str) -> set[str]:
     return lexical.stem_terms(locale, SITE_LINK.sub(r"\1", text))
 
 
+def _message_words(query: Query) -> set[str]:
+    """The words of the reader's message as written, lowercased (no stemming)."""
+    return {w.lower() for w in _WORD.findall(query.message)}
+
+
 _NUMBERED = re.compile(r"_?\d+$")  # the number a name is written with ("arm64", "x86_64")
 
 
@@ -718,13 +725,18 @@ def _counts_whole(query: Query, pool, units: list[Unit], unit_terms: list[set[st
     return out
 
 
-def _install_sections(query: Query, pool, rarity: dict[str, float]) -> set[int]:
-    """The evidence sections that hold the weightiest key term besides the install verb."""
+def _install_sections(query: Query, pool, text_terms: list[set[str]], rarity: dict[str, float]) -> set[int]:
+    """The evidence sections (`text_terms`: the stems of each one's text) that hold the weightiest
+    key term besides the install verb, in their text or heading."""
     others = [t for t in query.key_terms if not t.startswith("instal")]
     if not others:
         return set(range(len(pool)))
     heaviest = max(others, key=lambda t: (rarity.get(t, 0.0), t))
-    return {i for i, e in enumerate(pool) if heaviest in _terms(query.locale, f"{e.heading}\n{e.text}")}
+    return {
+        i
+        for i, e in enumerate(pool)
+        if heaviest in text_terms[i] or heaviest in _terms(query.locale, e.heading)
+    }
 
 
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
@@ -737,8 +749,9 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     # Asked how to install something, the command that installs it, where the docs say the rest of
     # what is asked (the heaviest other key term: "Windows" in "¿Cómo instalo Tallyfox en
     # Windows?", not the macOS section's `brew install`).
+    text_terms = [_terms(query.locale, e.text) for e in pool]
     install_sections = (
-        _install_sections(query, pool, rarity) if _ASKS_INSTALL.search(query.message) else set()
+        _install_sections(query, pool, text_terms, rarity) if _ASKS_INSTALL.search(query.message) else set()
     )
     # Asked where: which units name a place (a link to another page of the docs is none). When one
     # names a place and holds every asked word, the units that name none say less still.
@@ -775,10 +788,8 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     weight = {t: rarity.get(t, 1.0) for t in key_terms}
     total = sum(weight.values())
     coverage = [
-        sum(weight[t] for t in (_terms(query.locale, e.text) | headings[i]) & key_terms) / total
-        if total
-        else 1.0
-        for i, e in enumerate(pool)
+        sum(weight[t] for t in (text_terms[i] | headings[i]) & key_terms) / total if total else 1.0
+        for i in range(len(pool))
     ]
     numbers = set(_NUMBER_ASKED.findall(query.message))
     pages_read = {e.page_url for e in pool}
@@ -1088,7 +1099,7 @@ def _names_the_ask(query: Query, evidence: Evidence) -> bool:
     if match is None:
         return False
     doing, *thing = _MEMBER_PART.findall(match.group(1))
-    said = {w.lower() for w in _WORD.findall(query.message)}
+    said = _message_words(query)
     stems = [lexical.stem_terms(query.locale, w) for w in thing]
     return (
         bool(thing)
@@ -1145,18 +1156,15 @@ def gives_no_amount(
             return True
     # A number the question itself states is no answer to it: "Which Django versions are supported
     # by django-csp 3.7?" was answered "3.7".
-    stated = set(_NUMBER_TOKEN.findall(query.message))
-    if any(n not in stated for text in said for n in _NUMBER_TOKEN.findall(text)):
+    stated = set(_STANDALONE_NUMBER.findall(query.message))
+    if any(n not in stated for text in said for n in _STANDALONE_NUMBER.findall(text)):
         return False
     if not version:
         return True
     # A version may be named by a code that holds its number (ezdxf's "AC1027", "R2013"), but not
     # by a name the question itself says ("Which Python version does cmd2 need?").
-    asked = {w.lower() for w in _WORD.findall(query.message)}
+    asked = _message_words(query)
     return not any(w.lower() not in asked for text in said for w in _CODED.findall(text))
-
-
-_NUMBER_TOKEN = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")  # a number standing alone (`_STANDALONE_NUMBER`), whole
 
 
 _CODED = re.compile(r"\w*[^\W\d_]\d\w*")  # a word with a digit after a letter: R2013, AC1027, v2
@@ -1307,7 +1315,7 @@ def _lead_with_signature(group: _Group, same: list[Unit], query: Query) -> None:
     answered "**timeout** – Time, in seconds, to scan for." and never said 5.0."""
     if any(_DEFAULT.search(u.text) for u in group.leads):
         return
-    asked = {w.lower() for w in _WORD.findall(query.message)}
+    asked = _message_words(query)
     signature = next(
         (
             u
@@ -1352,8 +1360,6 @@ def signature_defaults(text: str) -> set[str]:
     return names | _defaulted("".join(current))
 
 
-# The start of a call signature, whatever follows its closing parenthesis (`→ List[BLEDevice]`).
-_SIGNATURE_START = re.compile(rf"(?:(?:{_SIG_KIND})\s+)*[\w.]+\(")
 _DEFAULTED = re.compile(r"\s*\**(\w+)\s*(?::[^=]*)?=")
 
 
