@@ -150,6 +150,27 @@ _NUMBER = re.compile(r"\d")
 # digits of `R12` or `AC1027` (a digit after a digit of a name). The lead that joins the sentence
 # after it (`_lead_with_amount`) reads numbers as the refusal does, each number whole ("3.7", "1,000").
 _STANDALONE_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")
+# A count written out is a number too: Betamax's "Betamax, like VCR, has four modes that it can use
+# to record cassettes:" answers "How many record modes does Betamax have?" (refused as naming no
+# number). Not "one" nor "uno" (a pronoun and an article as often as a count), and each language's
+# own words ("once" is eleven in Spanish, an adverb in English).
+_NUMBER_WORDS = {
+    "en": r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen",
+    "es": r"dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|diecis[eé]is"
+    r"|diecisiete|dieciocho|diecinueve|veinte|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta"
+    r"|noventa|cien|ciento|mil|mill[oó]n",
+}
+_WRITTEN_NUMBER = {locale: re.compile(rf"\b(?:{words})\b", re.I) for locale, words in _NUMBER_WORDS.items()}
+
+
+def amounts(text: str, locale: str) -> list[str]:
+    """The numbers `text` states: each standing alone (`_STANDALONE_NUMBER`: "125", "1,000", not the
+    8 of "PEP8") or written out in `locale`'s words ("four")."""
+    written = _WRITTEN_NUMBER.get(locale)
+    return _STANDALONE_NUMBER.findall(text) + ([w.lower() for w in written.findall(text)] if written else [])
+
+
 # A question that opens by asking an amount ("How many webhooks can I register?", "What is the
 # maximum request body size?"): an answer whose lead (or its code) names no number does not give
 # it. DRF's "How long does a JWT access token stay valid by default?" was answered with what JWT
@@ -258,6 +279,7 @@ _NAMED = re.compile(
 _TWO_ASKS = re.compile(r"\b(and|also|both|plus|as well as|y|también|además|ambos)\b|[,;]", re.I)
 MAX_POOL = 8  # evidence sections considered
 MAX_UNITS = 60
+PAST_BUDGET_UNITS = 8  # units past MAX_UNITS read for holding the question (`_past_budget`)
 MAX_CODE_LINES = 24
 RELEVANCE_CHARS = 200  # of each unit (with its heading), for the dense model
 # A unit's meaning (standardised cosine) against its words. Since each unit is embedded alone
@@ -628,11 +650,7 @@ def compose(
     """
     pool, units = _read(evidence)
     if len(units) > MAX_UNITS:
-        # Past the budget, only sections whose heading names how it is done (`_mechanism_part`).
-        last = units[MAX_UNITS - 1].evidence
-        units = units[:MAX_UNITS] + [
-            u for u in units[MAX_UNITS:] if u.evidence > last and heading_names(pool[u.evidence])
-        ]
+        units = units[:MAX_UNITS] + _past_budget(query, pool, units, term_weights or {})
     if not units:
         return Composition([], [])
     # Asked words the docs never use (`term_weights` holds the ones they do; none given: unknown).
@@ -700,6 +718,34 @@ def compose(
         parts += _render(group, source, query.locale)
         cited.append(source)
     return Composition(parts, cited)
+
+
+def _past_budget(
+    query: Query, pool: list[Evidence], units: list[Unit], rarity: dict[str, float]
+) -> list[Unit]:
+    """Of the units past the first MAX_UNITS, those still read: the sections whose heading names how
+    it is done (`_mechanism_part`), and, asked a value (an amount, a default, a version: one unit
+    states it, maybe deep in a long entry), the PAST_BUDGET_UNITS that hold the most of the
+    question's key terms (by `rarity`; two at least), in the pool's order. flufl.lock's
+    "- **lifetime** (…) – The expected maximum lifetime of the lock … Defaults to 15 seconds." was
+    the 21st unit of the fifth section read, past the budget: "How long is the default lifetime of
+    a Lock if I don't specify one?" was answered with the class's signature (`lifetime=None`) and
+    refused as naming no number."""
+    last = units[MAX_UNITS - 1].evidence
+    past = units[MAX_UNITS:]
+    out = {id(u) for u in past if u.evidence > last and heading_names(pool[u.evidence])}
+    if not (_QUANTITY.search(query.message) or _ASKS_DEFAULT.search(query.message) or query.asks_version):
+        return [u for u in past if id(u) in out]
+    key_terms = set(query.key_terms)
+    least = min(2, len(key_terms))
+    held = []
+    for i, u in enumerate(past):
+        terms = _terms(query.locale, u.text) & key_terms
+        if terms and len(terms) >= least:
+            held.append((sum(rarity.get(t, 1.0) for t in terms), i))
+    best = sorted(held, key=lambda h: (-h[0], h[1]))[:PAST_BUDGET_UNITS]
+    out |= {id(past[i]) for _, i in best}
+    return [u for u in past if id(u) in out]
 
 
 def _read(evidence: list[Evidence]) -> tuple[list[Evidence], list[Unit]]:
@@ -879,7 +925,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
             score += NAMED_ROW  # "- Ubuntu 22.04 LTS and 24.04 LTS" for "Which Ubuntu versions ...?"
         if unit.evidence in install_sections and unit.kind == "code" and _INSTALL_COMMAND.search(unit.text):
             score += INSTALL_WEIGHT  # asked how to install: the command that installs it
-        if quantity and not _NUMBER.search(unit.text):
+        if quantity and not amounts(unit.text, query.locale):
             score *= QUANTITY_PENALTY  # an amount is asked: a unit without a number does not answer
         elif version and not (_VERSION.search(unit.text) or _VERSION.search(source.heading)):
             score *= QUANTITY_PENALTY  # a version is asked: a unit that names none does not answer
@@ -1156,8 +1202,8 @@ def gives_no_amount(
             return True
     # A number the question itself states is no answer to it: "Which Django versions are supported
     # by django-csp 3.7?" was answered "3.7".
-    stated = set(_STANDALONE_NUMBER.findall(query.message))
-    if any(n not in stated for text in said for n in _STANDALONE_NUMBER.findall(text)):
+    stated = set(amounts(query.message, query.locale))
+    if any(n not in stated for text in said for n in amounts(text, query.locale)):
         return False
     if not version:
         return True
@@ -1302,7 +1348,7 @@ def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_ki
     """The lead and the few units that carry its conditions, its list or its code."""
     group = _grouped(lead, units, query, stale, pool_kind)
     if _QUANTITY.search(query.message):
-        _lead_with_amount(group)
+        _lead_with_amount(group, query.locale)
     if _ASKS_DEFAULT.search(query.message):
         _lead_with_signature(group, _section_units(units, lead.evidence, stale), query)
     return group
@@ -1368,7 +1414,7 @@ def _defaulted(parameter: str) -> set[str]:
     return {found.group(1).lower()} if found else set()
 
 
-def _lead_with_amount(group: _Group) -> None:
+def _lead_with_amount(group: _Group, locale: str) -> None:
     """Asked an amount, a lead that names no number and the sentence right after it that does
     read as one lead: terminaltables' "Number of spaces to pad on the left side of every cell."
     then "Default is **1**." for "How many spaces of padding does a cell get?" (the number was
@@ -1382,8 +1428,8 @@ def _lead_with_amount(group: _Group) -> None:
         and following.kind == "prose"
         and not _LIST_ITEM.match(lead.text)
         and not _LIST_ITEM.match(following.text)
-        and not _STANDALONE_NUMBER.search(lead.text)
-        and _STANDALONE_NUMBER.search(following.text)
+        and not amounts(lead.text, locale)
+        and amounts(following.text, locale)
     ):
         group.leads.append(following)
         group.support = [u for u in group.support if u is not following]
@@ -1795,7 +1841,7 @@ def _other_ask(
     # An ask for an amount ("how many times is it retried") is answered only by units that say a
     # number: "A webhook endpoint failed every retry attempt" holds its words, not its answer.
     quantity = [bool(_QUANTITY.search(p)) for p in parts]
-    counted = set().union(*(terms_of[id(u)] for u in first.units if _NUMBER.search(u.text)))
+    counted = set().union(*(terms_of[id(u)] for u in first.units if amounts(u.text, query.locale)))
     counted |= _terms(query.locale, pool[first.evidence].heading)
     seen = [counted if q else covered for q in quantity]
     # The ask the first part leaves most unanswered.
@@ -1815,7 +1861,7 @@ def _other_ask(
             and share(wanted, held) >= OTHER_ASK_COVER
             and share(wanted, held) > share(wanted, seen[at])
             and pool[unit.evidence].score >= SECOND_EVIDENCE
-            and (not quantity[at] or _NUMBER.search(unit.text))
+            and (not quantity[at] or amounts(unit.text, query.locale))
         ):
             return unit
     if relevance_to is None:
@@ -1827,7 +1873,7 @@ def _other_ask(
         for u in ranked
         if id(u) not in taken
         and pool[u.evidence].score >= SECOND_EVIDENCE
-        and (not quantity[at] or _NUMBER.search(u.text))
+        and (not quantity[at] or amounts(u.text, query.locale))
     ]
     if len(candidates) < 3:
         return None

@@ -28,6 +28,7 @@ from askdocs.edge_runtime.extractive import (
     _PATH,
     _POINTER,
     _VERSION_NOTE,
+    MAX_UNITS,
     Composition,
     Unit,
     _abbreviating,
@@ -3362,6 +3363,77 @@ def test_a_digit_inside_a_name_is_no_number_given():
     close = cosines({"caps the streams": 0.7}, rest=0.4)
     amount = compose(query("How many streams can one connection open?"), pool, relevance=close)
     assert amount.parts[0].text.endswith("Default is **100**."), rendered(amount)
+
+
+def test_a_count_written_out_is_a_number_given():
+    # Betamax's "Betamax, like VCR, has four modes that it can use to record cassettes:" answers
+    # "How many record modes does Betamax have?": it was refused as naming no number.
+    source = evidence("/record_modes.html#record-modes", "Record Modes", "Record Modes", "…")
+    four = Composition(
+        [Part("lead", "Betamax, like VCR, has four modes that it can use to record cassettes:")], [source]
+    )
+    assert not gives_no_amount(query("How many record modes does Betamax have?"), four)
+    cuatro = Composition([Part("lead", "Betamax tiene cuatro modos de grabación.")], [source])
+    assert not gives_no_amount(query("¿Cuántos modos de grabación tiene Betamax?", "es"), cuatro)
+    # "one" is a pronoun as often as a count; the words are each language's own ("once": eleven
+    # in Spanish, not in English).
+    one = Composition([Part("lead", "You can only ever use one record mode at once.")], [source])
+    assert gives_no_amount(query("How many record modes does Betamax have?"), one)
+
+
+def test_asked_an_amount_a_name_with_a_digit_does_not_lead():
+    # py7zr's "What is the maximum line length allowed by py7zr's code style?" led with "The
+    # py7zr uses the PEP8 code style." (the 8 of PEP8 read as a number) and was refused as naming
+    # none; the list item below it gives 125.
+    style = (
+        "The py7zr uses the PEP8 code style. In addition to the standard PEP8, we have an extended "
+        "guidelines\n\n- line length should not exceed 125 charactors.\n- It also use MyPy static type "
+        "check enforcement."
+    )
+    pool = [evidence("/contribution.html#code-style", "Contributor guide", "Code style", style)]
+    close = cosines({"PEP8 code style": 0.7, "line length": 0.68}, rest=0.5)
+    ask = query("What is the maximum line length allowed by py7zr's code style for contributors?")
+    composition = compose(ask, pool, relevance=close)
+    assert composition.parts[0].text == "- line length should not exceed 125 charactors.", rendered(
+        composition
+    )
+    assert not gives_no_amount(ask, composition)
+
+
+def test_asked_a_value_the_unit_that_states_it_is_read_past_the_budget():
+    # flufl.lock's `Lock` entry gives the default lifetime in its 21st unit, a parameter's item,
+    # after four sections already read: past MAX_UNITS it was never read, "How long is the default
+    # lifetime of a Lock if I don't specify one?" led with the class's signature and was refused.
+    filler = [
+        evidence(
+            f"/using.html#part-{i}",
+            "Using flufl.lock",
+            f"Part {i}",
+            " ".join(f"Sentence {j} about how a lock file is shared between processes." for j in range(14)),
+            score=1.0 - i / 10,
+            index=i,
+        )
+        for i in range(4)
+    ]
+    entry = (
+        "class flufl.lock.Lock(lockfile, lifetime=None, separator='|')\n\n"
+        + " ".join(f"Remark {j} on how the lock file is claimed." for j in range(18))
+        + "\n\nParameters\n\n- **lockfile** (`str`) – The full path to the lock file.\n"
+        "- **lifetime** (`int`) – The expected maximum lifetime of the lock in seconds. "
+        "Defaults to 15 seconds."
+    )
+    pool = [
+        *filler,
+        evidence("/apiref.html#flufl.lock.Lock", "API Reference", "flufl.lock.Lock", entry, 0.5, 4),
+    ]
+    assert sum(len(_units(i, e)) for i, e in enumerate(pool)) > MAX_UNITS
+    ask = query("How long is the default lifetime of a flufl.lock Lock if I don't specify one?")
+    composition = compose(ask, pool, relevance=cosines({}, rest=0.5))
+    assert "Defaults to 15 seconds." in composition.parts[0].text, rendered(composition)
+    assert not gives_no_amount(ask, composition)
+    # Not asked a value, the budget stays as it was: nothing past it is read.
+    what = compose(query("What is a lock file lifetime?"), pool, relevance=cosines({}, rest=0.5))
+    assert "Defaults to 15 seconds." not in rendered(what)
 
 
 def test_asked_a_default_the_signature_that_gives_it_leads():
