@@ -720,6 +720,24 @@ def compose(
     return Composition(parts, cited)
 
 
+def _states_default(units: list[Unit], pool: list[Evidence]) -> list[bool]:
+    """Of each unit, whether it states a default: in its words or its section's heading, or in the
+    list it announces ("The configuration can take three values:" over "- `'ignore'`: Providing
+    extra data is ignored (the default).")."""
+    out = [bool(_DEFAULT.search(u.text) or _DEFAULT.search(pool[u.evidence].heading)) for u in units]
+    for at, unit in enumerate(units):
+        if out[at] or unit.kind != "prose" or not unit.text.rstrip().endswith(":"):
+            continue
+        for after in range(at + 1, len(units)):
+            item = units[after]
+            if item.evidence != unit.evidence or not _LIST_ITEM.match(item.text):
+                break
+            if _DEFAULT.search(item.text):
+                out[at] = True
+                break
+    return out
+
+
 def _past_budget(
     query: Query, pool: list[Evidence], units: list[Unit], rarity: dict[str, float]
 ) -> list[Unit]:
@@ -808,6 +826,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     platform_versioned = re.compile(platform_pattern(platform), re.I) if platform else None
     syntax = bool(_ASKS_FOR_STEPS.search(query.message))
     default = bool(_ASKS_DEFAULT.search(query.message))
+    states_default = _states_default(units, pool) if default else []
     asks_output = bool(_ASKS_OUTPUT.search(query.message))
     dense = None
     if relevance is not None:
@@ -936,8 +955,12 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         elif where and not places[position]:
             # A place is asked: a unit that names no path does not answer.
             score *= QUANTITY_PENALTY * (QUANTITY_PENALTY if placed else 1.0)
-        elif default and not (_DEFAULT.search(unit.text) or _DEFAULT.search(source.heading)):
-            score *= QUANTITY_PENALTY  # a default is asked: a unit that states none does not answer
+        elif default and not states_default[position]:
+            # A default is asked: a unit that states none does not answer (twice the penalty: "A
+            # different way would be to update the recording mode used by Betamax." led Betamax's
+            # "Which record mode does Betamax use if I don't specify one?" over "`'once'` is the
+            # default record mode, used when you do not set one." on its more asked words).
+            score *= QUANTITY_PENALTY * QUANTITY_PENALTY
         elif named_asked and not (_NAMED.search(unit.text) or _NAMED.search(source.heading)):
             score *= QUANTITY_PENALTY  # a name is asked: a unit that names nothing does not answer
         if position in details and not any(mentions(lowered, t) for t in identifiers):

@@ -39,6 +39,7 @@ from askdocs.edge_runtime.extractive import (
     _relevance_text,
     _restates,
     _signpost,
+    _states_default,
     _summaries,
     _terms,
     _units,
@@ -3434,6 +3435,47 @@ def test_asked_a_value_the_unit_that_states_it_is_read_past_the_budget():
     # Not asked a value, the budget stays as it was: nothing past it is read.
     what = compose(query("What is a lock file lifetime?"), pool, relevance=cosines({}, rest=0.5))
     assert "Defaults to 15 seconds." not in rendered(what)
+
+
+def test_asked_a_default_the_sentence_that_states_it_leads_over_more_asked_words():
+    # Betamax's "Which record mode does Betamax use if I don't specify one?" led with "A different
+    # way would be to update the recording mode used by Betamax." (more of the asked words, a
+    # closer section) over the sentence that states the default, two sections down.
+    pool = [
+        evidence(
+            "/long_term_usage.html#option-2",
+            "Long Term Usage Patterns",
+            "Option 2: Changing the Record Mode",
+            "A different way would be to update the recording mode used by Betamax. We want to use the "
+            "`record` parameter to tell Betamax to use either the `new_episodes` or `all` modes.",
+        ),
+        evidence(
+            "/record_modes.html#once",
+            "Record Modes",
+            "Once",
+            "The `'once'` record mode will record new interactions if there is no cassette file. "
+            "`'once'` is the default record mode, used when you do not set one.",
+            score=0.3,
+            index=1,
+        ),
+    ]
+    ask = query("Which record mode does Betamax use if I don't specify one?")
+    composition = compose(ask, pool, relevance=cosines({}, rest=0.6))
+    assert composition.parts[0].text.startswith("`'once'` is the default record mode"), rendered(composition)
+    # A lead that announces a list whose item states the default states it too (pydantic's "The
+    # configuration can take three values:" over "- `'ignore'`: … (the default)."); a lead whose
+    # list says none does not.
+    values = (
+        "The configuration can take three values:\n\n"
+        "- `'ignore'`: Providing extra data is ignored (the default).\n"
+        "- `'forbid'`: Providing extra data is not permitted.\n\n"
+        "Modes are read from:\n\n- the class\n- its parents"
+    )
+    pool = [evidence("/concepts/models.html#extra-data", "Models", "Extra data", values)]
+    units = _units(0, pool[0])
+    said = dict(zip((u.text for u in units), _states_default(units, pool), strict=True))
+    assert said["The configuration can take three values:"], said
+    assert not said["Modes are read from:"], said
 
 
 def test_asked_a_default_the_signature_that_gives_it_leads():
