@@ -144,6 +144,23 @@ _QUANTITY = re.compile(
     r"at (the )?(very )?(least|most)|minimum|maximum|cu[aá]nt[oa]s?|qu[eé] (tama[nñ]o|puerto))\b",
     re.I,
 )
+# Asked the default of a measure ("What is parfive's default sock_read timeout?"), a number is the
+# answer as well: "- `PARFIVE_SOCK_READ_TIMEOUT` - Overrides the default aiohttp `sock_read` timeout
+# value" (the asked name, and the word "default") led over "the `sock_read` timeout is set to `90`
+# seconds".
+_MEASURE = re.compile(
+    r"\b(?:time-?outs?|size|limit|port|length|interval|delay|retries|attempts|duration|ttl|expiry|"
+    r"lifetime|threshold|capacity|concurrency|tama[nñ]o|l[ií]mite|puerto|longitud|intervalo|"
+    r"reintentos|duraci[oó]n|umbral|capacidad)\b",
+    re.I,
+)
+
+
+def asks_amount(message: str) -> bool:
+    """The question asks for an amount (`_QUANTITY`), or for the default of a measure."""
+    return bool(_QUANTITY.search(message) or (_ASKS_DEFAULT.search(message) and _MEASURE.search(message)))
+
+
 _NUMBER = re.compile(r"\d")
 # A number that is no part of a name: not the 2 of `cmd2`, `h2` or `s3` ("Which Python version does
 # cmd2 need?" counted "The latest version of `cmd2` can be installed ..." as naming one), nor the
@@ -807,7 +824,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
     key_terms, identifiers = set(query.key_terms), query.identifiers
     how_to = procedural(query.message)
     follow_up = query.text != query.message  # it borrowed the previous question's words
-    quantity = bool(_QUANTITY.search(query.message))
+    quantity = asks_amount(query.message)
     named_asked = bool(_ASKS_NAME.search(query.message)) and not quantity
     where = bool(_WHERE.search(query.message)) and len(asks(query.message)) < 2
     # Asked how to install something, the command that installs it, where the docs say the rest of
@@ -1370,7 +1387,7 @@ def passage_signals(
 def _group(lead: Unit, units: list[Unit], query: Query, stale: set[int], pool_kind: str) -> _Group:
     """The lead and the few units that carry its conditions, its list or its code."""
     group = _grouped(lead, units, query, stale, pool_kind)
-    if _QUANTITY.search(query.message):
+    if asks_amount(query.message):
         _lead_with_amount(group, query.locale)
     if _ASKS_DEFAULT.search(query.message):
         _lead_with_signature(group, _section_units(units, lead.evidence, stale), query)

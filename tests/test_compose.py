@@ -44,6 +44,7 @@ from askdocs.edge_runtime.extractive import (
     _terms,
     _units,
     asks,
+    asks_amount,
     compose,
     gives_no_amount,
     passage_signals,
@@ -3476,6 +3477,36 @@ def test_asked_a_default_the_sentence_that_states_it_leads_over_more_asked_words
     said = dict(zip((u.text for u in units), _states_default(units, pool), strict=True))
     assert said["The configuration can take three values:"], said
     assert not said["Modes are read from:"], said
+
+
+def test_asked_the_default_of_a_measure_a_number_answers():
+    # parfive's "What is parfive's default sock_read timeout?" led with the environment variable
+    # that "Overrides the default aiohttp `sock_read` timeout value" (the asked name and the word
+    # "default", no number) over the sentence that gives 90 seconds.
+    pool = [
+        evidence(
+            "/#environment-variables",
+            "Parfive",
+            "Environment Variables",
+            "- `PARFIVE_SOCK_READ_TIMEOUT` - Overrides the default aiohttp `sock_read` timeout value "
+            "(unless set in Python).",
+        ),
+        evidence(
+            "/api/parfive.SessionConfig.html#timeouts",
+            "SessionConfig",
+            "parfive.SessionConfig › timeouts",
+            "The `aiohttp.ClientTimeout` object to control the timeouts used for all HTTP requests. By "
+            "default the `total` timeout is set to `0` (never timeout) and the `sock_read` timeout is set "
+            "to `90` seconds.",
+            score=0.9,
+            index=1,
+        ),
+    ]
+    ask = query("What is parfive's default sock_read timeout?")
+    composition = compose(ask, pool, relevance=cosines({}, rest=0.6))
+    assert "`90` seconds" in composition.parts[0].text, rendered(composition)
+    assert asks_amount("What is the default port?") and asks_amount("¿Cuál es el puerto por defecto?")
+    assert not asks_amount("What is the default serializer?")
 
 
 def test_asked_a_default_the_signature_that_gives_it_leads():
