@@ -3498,7 +3498,7 @@ def test_asked_the_default_of_a_measure_a_number_answers():
             "The `aiohttp.ClientTimeout` object to control the timeouts used for all HTTP requests. By "
             "default the `total` timeout is set to `0` (never timeout) and the `sock_read` timeout is set "
             "to `90` seconds.",
-            score=0.9,
+            score=0.7,
             index=1,
         ),
     ]
