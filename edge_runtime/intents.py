@@ -34,6 +34,14 @@ from askdocs.edge_runtime.evidence import section_at
 from askdocs.edge_runtime.extractive import SENTENCE_BREAK, source_line
 from askdocs.edge_runtime.i18n import phrase
 from askdocs.edge_runtime.query import GENERIC, Query
+from askdocs.edge_runtime.sitename import (
+    FIRST_SENTENCE,
+    PROSE_WORD,
+    TITLE_WORDS,
+    first_chunk,
+    home_chunk,
+    site_names,
+)
 
 from askdocs import lexical
 
@@ -205,16 +213,6 @@ START_TITLES = {
         r"instala",
     ),
 }
-# Words a home page's title adds to the site's name.
-_TITLE_WORDS = {
-    "en": "welcome to documentation docs home introduction overview the s user guide manual reference",
-    "es": "bienvenido bienvenida a documentación documentacion inicio introducción guía de la el",
-}
-# The subject starts with what is not a space: with a space allowed at both its start and the
-# runs of spaces around it, a page opening with a long run of spaces took cubic time.
-_FIRST_SENTENCE = re.compile(
-    r"^\s*(?:#[^\n]*\n+\s*)?(?P<subject>[^\s.:;!?][^\n.:;!?]{0,79}?)\s+(?:is|are|es|son)\s", re.I
-)
 
 
 @dataclass(frozen=True)
@@ -280,7 +278,7 @@ def recognise(scope, query: Query) -> Intent | None:
         return Intent("latest", *newest) if newest is not None else None
     if not (about or start):
         return None
-    home = _home(scope, locale)
+    home = home_chunk(scope, locale)
     if home is None:
         return None
     if about and _the_site(scope, locale, home, about.group("x")):
@@ -294,7 +292,7 @@ def _of_the_site(scope, locale: str, subject: str | None) -> bool:
     """A question's subject is the site's own: none named, "it"/"this", or `_the_site`."""
     if subject is None or _THIS.match(subject.strip()):
         return True
-    home = _home(scope, locale)
+    home = home_chunk(scope, locale)
     return home is not None and _the_site(scope, locale, home, subject)
 
 
@@ -306,28 +304,6 @@ def worded_as_first_question(query: Query) -> bool:
         (about and _THIS.match(about.group("x").strip()))
         or (start and (start.group("x") is None or _THIS.match(start.group("x").strip())))
     )
-
-
-def _home(scope, locale: str) -> ChunkRef | None:
-    """The first chunk of the locale's visible home page ("/", "/es/"). Once per scope."""
-    key = ("home", locale)
-    if key not in scope.derived:
-        scope.derived[key] = _find_home(scope, locale)
-    return scope.derived[key]
-
-
-def _find_home(scope, locale: str) -> ChunkRef | None:
-    default = scope.corpus.default_locale
-    for url in (("/",) if locale == default else (f"/{locale}/",)) + ("/index.html",):
-        where = scope.paths.get(url)
-        if where is not None and scope.corpus.page(*where).locale == locale:
-            return _first_chunk(scope, *where)
-    return None
-
-
-def _first_chunk(scope, set_index: int, page_index: int) -> ChunkRef | None:
-    found = np.flatnonzero(scope.corpus.sets[set_index].chunk_page == page_index)
-    return ChunkRef(set_index, int(found[0])) if len(found) else None
 
 
 def _the_site(scope, locale: str, home: ChunkRef, subject: str) -> bool:
@@ -366,26 +342,8 @@ def _find_start_page(scope, locale: str) -> ChunkRef | None:
         ]
         if found:
             _, _, where = min(found)
-            return _first_chunk(scope, *where)
+            return first_chunk(scope, *where)
     return None
-
-
-_NAME_END = re.compile(r"\s*(?::|\s[-–—|]\s)")
-
-
-def _site_names(scope, locale: str) -> list[str]:
-    """The site's name as written (lowercased words of three letters or more): its home page's
-    title up to a colon or dash ("Cookiecutter: Better Project Templates"), less the words
-    titles add ("Welcome to", "documentation")."""
-    home = _home(scope, locale)
-    if home is None:
-        return []
-    title = _NAME_END.split(scope.corpus.chunk_page(home).title, maxsplit=1)[0]
-    first = _FIRST_SENTENCE.match(scope.corpus.text(home))  # "Starlette is a lightweight…"
-    said = f"{title} {first.group('subject') if first else ''}"
-    added = set(_TITLE_WORDS[locale].split())
-    words = {w.lower() for w in _PROSE_WORD.findall(said)}
-    return sorted(w for w in words if len(w) >= 3 and w not in added)
 
 
 def _license_named(corpus, set_index: int, page_index: int, names: list[str]) -> tuple[int, str] | None:
@@ -421,9 +379,9 @@ def _find_titled_section(scope, locale: str, titled: re.Pattern) -> tuple[ChunkR
     )
     for _, _, (set_index, page_index) in pages:
         if titled.search(corpus.page(set_index, page_index).title):
-            ref = _first_chunk(scope, set_index, page_index)
+            ref = first_chunk(scope, set_index, page_index)
             return (ref, 0) if ref is not None else None
-    home = _home(scope, locale)
+    home = home_chunk(scope, locale)
     home_page = (home.set, corpus.chunk(home).page) if home is not None else None
     ordered = sorted(pages, key=lambda p: (p[2] != home_page, p[0], p[1]))
     for _, _, (set_index, page_index) in ordered:
@@ -514,7 +472,6 @@ def _chunk_at(loaded, chunks, set_index: int, at: int) -> ChunkRef | None:
 
 # -- the answer: the docs' own words from the page the intent names
 _PARAGRAPH = re.compile(r"\n\s*\n")
-_PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
 _NOT_PROSE = re.compile(r"^\s*(?:#|[-*+] |\d+[.)] |\||```|>|!\[|\[[^\]]*\]\([^)]*\)\s*(?:\[|$))")
 _DEFINES = {"en": re.compile(r"\b(?:is|are)\b", re.I), "es": re.compile(r"\b(?:es|son)\b", re.I)}
 READ_CHARS = 8000  # of the page, from its top
@@ -531,7 +488,7 @@ def _prose(paragraph: str, words: int = 8) -> bool:
     plain = re.sub(r"\]\([^)]*\)", "]", text)
     if not text or _NOT_PROSE.match(text) or "://" in plain:
         return False
-    return len(_PROSE_WORD.findall(plain)) >= words and text.count("](") <= 3
+    return len(PROSE_WORD.findall(plain)) >= words and text.count("](") <= 3
 
 
 def _sentences(paragraph: str, limit: int) -> str:
@@ -569,13 +526,13 @@ def intent_reply(scope, intent: Intent, query: Query):
     chosen = 0
     command = None  # an install command standing right under its heading, with no step above it
     if intent.kind == "install":
-        chosen, command = _install_step(pieces, paragraphs, _site_names(scope, locale))
+        chosen, command = _install_step(pieces, paragraphs, site_names(scope, locale))
     named = None  # a license's name: the page's title ("BSD-3-Clause License"), a heading of it
     if intent.kind == "license":  # the sentence that names the license, else the license's own words
         said = [n for n, (_, _, text) in enumerate(paragraphs) if _LICENSE_WORD.search(text)]
         chosen = said[0] if said else 0
         if not intent.at:
-            named = _license_named(corpus, set_index, page_index, _site_names(scope, locale))
+            named = _license_named(corpus, set_index, page_index, site_names(scope, locale))
         if named is not None:  # "## MkDocs License (BSD)": its first paragraph, not "The legal stuff."
             later = [n for n, (_, at, _) in enumerate(paragraphs) if at > named[0]]
             chosen = later[0] if later else chosen
@@ -747,8 +704,8 @@ def _release_reply(scope, lead: ChunkRef, at: int, locale: str, kind: str):
 def _subject_terms(scope, locale: str, home: ChunkRef) -> frozenset[str]:
     corpus = scope.corpus
     page = corpus.chunk_page(home)
-    named = lexical.stem_terms(locale, page.title) - lexical.stem_terms(locale, _TITLE_WORDS[locale])
-    first = _FIRST_SENTENCE.match(corpus.text(home))
+    named = lexical.stem_terms(locale, page.title) - lexical.stem_terms(locale, TITLE_WORDS[locale])
+    first = FIRST_SENTENCE.match(corpus.text(home))
     if first:
         named |= lexical.stem_terms(locale, first.group("subject"))
     return frozenset(named)

@@ -35,6 +35,7 @@ from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.query import Query, mentions
 from askdocs.edge_runtime.scope import Scope
+from askdocs.edge_runtime.sitename import names_the_site, site_words
 
 from askdocs import lexical
 
@@ -211,7 +212,7 @@ def fused_candidates(
             outcome.errors["dense"] = f"{type(exc).__name__}: {exc}"
             vector = None
     kk = weights.rrf_k
-    exact = _exact_ranks(scope.corpus, candidates, query)
+    exact = _exact_ranks(scope, candidates, query)
     if exact:
         outcome.retrievers.append("exact")
     for ref, hit in candidates.items():
@@ -242,12 +243,21 @@ def _distinct(corpus: Corpus, ranked: list[tuple], kept: dict[tuple, ChunkRef]) 
     return out
 
 
-def _exact_ranks(corpus: Corpus, candidates: dict[ChunkRef, Hit], query: Query) -> dict[ChunkRef, int]:
+def _exact_ranks(scope: Scope, candidates: dict[ChunkRef, Hit], query: Query) -> dict[ChunkRef, int]:
     """The third list fusion reads when the question holds exact tokens (`TFX-1042`,
     `--max-batch`, `httpx.Client`): the candidates holding most of them verbatim, a page that
     explains a token before a changelog that merely names it (unless the question is about
-    changes). Stemming splits such tokens into common pieces; this list keeps them whole."""
-    tokens = query.identifiers
+    changes). Stemming splits such tokens into common pieces; this list keeps them whole.
+
+    Not the docs' own name ("Flask-Babel", "flufl.lock": `sitename.names_the_site`): it says
+    which docs, not which section. As an exact token it ranked every section saying it first,
+    beside lexical's first: Flask-Babel's intro and install sections led "What timezone does
+    Flask-Babel use by default for user-facing dates?" over its configuration table (BM25's
+    first), and flufl.lock's error classes "How long is the default lifetime of a flufl.lock
+    Lock?" over the `Lock` entry."""
+    corpus = scope.corpus
+    words = site_words(scope, query.locale)
+    tokens = [t for t in query.identifiers if not names_the_site(t, words)]
     if not tokens:
         return {}
     scored = []

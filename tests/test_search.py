@@ -18,6 +18,7 @@ from askdocs.edge_runtime.search import (
     fused_candidates,
     hybrid_search,
 )
+from askdocs.edge_runtime.sitename import names_the_site, site_words
 
 from askdocs import lexical
 
@@ -104,9 +105,28 @@ def test_candidates_holding_the_token_alike_share_its_exact_rank(example_corpus,
     corpus, embedder = example_corpus
     query = search_query_for("What does --max-batch do?", "en", public_scope)
     _, ranked, _ = fused_candidates(public_scope, embedder, query)
-    exact = _exact_ranks(corpus, {hit.ref: hit for hit in ranked}, query)
+    exact = _exact_ranks(public_scope, {hit.ref: hit for hit in ranked}, query)
     assert len(exact) >= 2, exact
     assert set(exact.values()) == {0}
+
+
+def test_the_docs_own_name_ranks_no_candidate_as_an_exact_token(example_corpus, public_scope):
+    """A name made of the site's name ("Flask-Babel" in Flask-Babel's docs, "tallyfox" here) says
+    which docs, not which section: the exact list does not read it (it ranked every section
+    saying it beside lexical's first); another token of the same question still ranks."""
+    corpus, embedder = example_corpus
+    assert site_words(public_scope, "en") >= {"tallyfox"}
+    query = search_query_for("What does --max-batch do?", "en", public_scope)
+    _, ranked, _ = fused_candidates(public_scope, embedder, query)
+    candidates = {hit.ref: hit for hit in ranked}
+    own = dataclasses.replace(query, identifiers=("tallyfox",))
+    assert _exact_ranks(public_scope, candidates, own) == {}
+    both = dataclasses.replace(query, identifiers=("tallyfox", "--max-batch"))
+    assert _exact_ranks(public_scope, candidates, both) == _exact_ranks(public_scope, candidates, query)
+    assert names_the_site("flask-babel", frozenset({"flask", "babel"}))
+    assert names_the_site("flufl.lock", frozenset({"flufl", "lock"}))
+    assert not names_the_site("flask-login", frozenset({"flask", "babel"}))
+    assert not names_the_site("cmd2", frozenset({"cmd"}))
 
 
 def test_locale_first_and_marked_fallback(example_corpus, public_scope):
