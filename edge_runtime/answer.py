@@ -136,7 +136,7 @@ def retrieve(docs: Docs, query: Query, settings: AnswerSettings) -> SearchOutcom
 def searched(docs: Docs, query: Query, settings: AnswerSettings) -> tuple[SearchOutcome, SearchOutcome]:
     """One retrieval in two orders: the one confidence is judged on (`settings.weights`) and the
     hits the evidence is read from: the second stage's order of pages, each page's sections in
-    the fused order, at most SECTIONS_PER_PAGE of one page, each weighing its fused score (the
+    the fused order, at most SECTIONS_PER_PAGE of one page (`spread`), each weighing its fused score (the
     second stage's page scores are steep: a page it ranks second would weigh a third of the
     first, though retrieval matched both about as well)."""
     if settings.evidence_weights is None:
@@ -149,17 +149,30 @@ def searched(docs: Docs, query: Query, settings: AnswerSettings) -> tuple[Search
         (settings.depth, settings.weights),
         (settings.depth * SECTIONS_PER_PAGE, settings.evidence_weights),
     )
-    corpus, per_page, hits = docs.scope.corpus, {}, []
-    for hit in ranked.hits:
-        page = (hit.ref.set, corpus.chunk(hit.ref).page)
-        if per_page.get(page, 0) < SECTIONS_PER_PAGE:
-            per_page[page] = per_page.get(page, 0) + 1
-            hits.append(hit)
-        if len(hits) == settings.depth:
-            break
+    corpus = docs.scope.corpus
+    hits = spread(ranked.hits, lambda hit: (hit.ref.set, corpus.chunk(hit.ref).page), settings.depth)
     best = max((h.fused for h in hits), default=0.0) or 1.0
     hits = [replace(h, score=h.fused / best) for h in hits]
     return outcome, replace(ranked, hits=hits)
+
+
+def spread(hits: list, page_of: Callable[[Any], Any], depth: int) -> list:
+    """The first `depth` of `hits` (in their order), at most SECTIONS_PER_PAGE of one page; when
+    fewer pages matched than that fills (a one-page site: Flask-Babel's docs are one page of 43
+    sections), their further sections fill it, in the same order, rather than leave the answer
+    three sections to compose from."""
+    per_page: dict[Any, int] = {}
+    chosen = []
+    for hit in hits:
+        page = page_of(hit)
+        if per_page.get(page, 0) < SECTIONS_PER_PAGE:
+            per_page[page] = per_page.get(page, 0) + 1
+            chosen.append(hit)
+        if len(chosen) == depth:
+            return chosen
+    taken = {id(h) for h in chosen}
+    more = {id(h) for h in [h for h in hits if id(h) not in taken][: depth - len(chosen)]}
+    return [h for h in hits if id(h) in taken or id(h) in more]
 
 
 def prepare(docs: Docs, query: Query, settings: AnswerSettings) -> Case:

@@ -8,7 +8,7 @@ refused when the docs are silent.
 from __future__ import annotations
 
 import pytest
-from askdocs.edge_runtime.answer import _PRODUCT_NAME, AnswerSettings, Docs, answer
+from askdocs.edge_runtime.answer import _PRODUCT_NAME, SECTIONS_PER_PAGE, AnswerSettings, Docs, answer, spread
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
 from askdocs.edge_runtime.evidence import example_numbers
 from askdocs.edge_runtime.extractive import _ASKS_AMOUNT
@@ -1062,3 +1062,16 @@ def test_asked_how_to_install_on_windows_the_windows_command_leads(docs):
     assert "winget install" in first.split("```")[0] + first.split("```")[1], result.text
     assert not lead(result).startswith("El servicio de Windows"), result.text
     assert "brew install" not in result.text, result.text
+
+
+def test_a_pages_further_sections_are_read_when_no_other_page_is_left():
+    """Evidence reads at most SECTIONS_PER_PAGE sections of one page, so that the depth spreads
+    over pages; when fewer pages matched than that fills (Flask-Babel's docs are one page of 43
+    sections, its configuration table the fifth best), the page's further sections fill it, in
+    the ranking's order."""
+    hits = [("a", i) for i in range(6)] + [("b", 0)]
+    page = lambda hit: hit[0]  # noqa: E731
+    assert spread(hits, page, 4) == [("a", 0), ("a", 1), ("a", 2), ("a", 3)][:SECTIONS_PER_PAGE] + [("b", 0)]
+    assert spread(hits, page, 6) == [("a", 0), ("a", 1), ("a", 2), ("a", 3), ("a", 4), ("b", 0)]
+    many = [(p, i) for p in "abcd" for i in range(4)]
+    assert spread(many, page, 8) == [(p, i) for p in "abc" for i in range(3)][:8]
