@@ -891,7 +891,13 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         ]
     # A callable's parameters ("Parameters", then "- **aliases** – …"): how to do a thing is its
     # summary's to say, unless the question names the parameter or asks about parameters.
-    details = set() if not how_to or _ASKS_PARAMETER.search(query.message) else _parameter_items(units)
+    # Asked an amount or a default, a parameter's item may state it (flufl.lock's "- **lifetime** (…)
+    # – … Defaults to 15 seconds." for "How long is the default lifetime of a Lock …?").
+    details = (
+        set()
+        if not how_to or _ASKS_PARAMETER.search(query.message) or quantity or default
+        else _parameter_items(units)
+    )
     for position, (unit, terms) in enumerate(zip(units, unit_terms, strict=True)):
         source = pool[unit.evidence]
         matched = terms & key_terms

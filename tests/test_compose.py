@@ -3509,6 +3509,25 @@ def test_asked_the_default_of_a_measure_a_number_answers():
     assert not asks_amount("What is the default serializer?")
 
 
+def test_asked_an_amount_a_parameters_item_may_state_it():
+    # "How long ..." reads as a how-to (its "how"), where a parameter's item weighs half unless
+    # named: flufl.lock's "- **lifetime** (…) – … Defaults to 15 seconds." lost to the sentence
+    # that only says what a lifetime is, and the answer led with the class's signature.
+    entry = (
+        "class flufl.lock.Lock(lockfile, lifetime=None, separator='|')\n\n"
+        "Locks have a `lifetime`, which is the maximum length of time the process expects to retain "
+        "the lock. An optional lifetime is the length of time that the process expects to hold the "
+        "lock.\n\nParameters\n\n- **lockfile** (`str`) – The full path to the lock file.\n"
+        "- **lifetime** (`int`) – The expected maximum lifetime of the lock in seconds. "
+        "Defaults to 15 seconds."
+    )
+    pool = [evidence("/apiref.html#flufl.lock.Lock", "API Reference", "flufl.lock.Lock", entry)]
+    ask = query("How long is the default lifetime of a flufl.lock Lock if I don't specify one?")
+    close = cosines({"An optional lifetime": 0.7, "Locks have a": 0.68}, rest=0.55)
+    composition = compose(ask, pool, relevance=close)
+    assert composition.parts[0].text.startswith("- **lifetime**"), rendered(composition)
+
+
 def test_asked_a_default_the_signature_that_gives_it_leads():
     # Bleak's "What is the default timeout of BleakScanner.discover()?" was answered with the
     # parameter's description, "**timeout** – Time, in seconds, to scan for.", and never said the
