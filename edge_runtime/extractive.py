@@ -216,7 +216,12 @@ _DEFAULT = re.compile(r"\bdefault|\bpor defecto\b|\bpredeterminad", re.I)
 # So is one that asks what holds when nothing is set ("What timeout does MPDClient use if I
 # don't set one?", "If I call initialize() without arguments, which state ...?"; not "How do I run
 # it without arguments?").
-_ASKS_VALUE = r"\b(?:what|which|how (?:long|many|much|often|big|large))\b"
+# ... or whether it does ("If I do not pass any security-related options, will my connection be
+# encrypted?": aiosmtplib's "unencrypted connections are the default if no options are specified").
+_ASKS_VALUE = (
+    r"(?:\b(?:what|which|how (?:long|many|much|often|big|large))\b"
+    r"|(?:^|[,;]\s*)(?:will|would|does|do|is|are)\b(?!\s+there\b))"
+)
 _UNSET = (
     r"(?:\bif (?:i|you|we) (?:don'?t|do not|never) (?:set|specify|pass|give|change|configure|provide|say)\b"
     r"|\bwithout (?:any )?(?:arguments?|parameters?)\b)"

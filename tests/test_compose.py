@@ -3616,9 +3616,17 @@ def test_asked_what_holds_when_nothing_is_set_is_asked_a_default():
         "What network timeout does MPDClient use if I don't set one?",
         "If I call initialize() without arguments, which state does the machine start in?",
         "How many spaces of padding does a cell get if you don't change anything?",
+        # Whether it does, when nothing is set: aiosmtplib's "unencrypted connections are the
+        # default if no options are specified" answers it.
+        "If I do not pass any security-related options, will my connection to the server be encrypted?",
+        "Does it retry failed requests if I don't configure anything?",
     ):
         assert _ASKS_DEFAULT.search(asked), asked
-    for other in ("How do I run it without arguments?", "How do I make it work if I don't set a key?"):
+    for other in (
+        "How do I run it without arguments?",
+        "How do I make it work if I don't set a key?",
+        "Is there a way to run it without arguments?",
+    ):
         assert not _ASKS_DEFAULT.search(other), other
 
 
