@@ -8,7 +8,15 @@ refused when the docs are silent.
 from __future__ import annotations
 
 import pytest
-from askdocs.edge_runtime.answer import _PRODUCT_NAME, SECTIONS_PER_PAGE, AnswerSettings, Docs, answer, spread
+from askdocs.edge_runtime.answer import (
+    _PRODUCT_NAME,
+    SECTIONS_PER_PAGE,
+    AnswerSettings,
+    Docs,
+    answer,
+    code_name_read,
+    spread,
+)
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
 from askdocs.edge_runtime.evidence import example_numbers
 from askdocs.edge_runtime.extractive import _ASKS_AMOUNT
@@ -1075,3 +1083,43 @@ def test_a_pages_further_sections_are_read_when_no_other_page_is_left():
     assert spread(hits, page, 6) == [("a", 0), ("a", 1), ("a", 2), ("a", 3), ("a", 4), ("b", 0)]
     many = [(p, i) for p in "abcd" for i in range(4)]
     assert spread(many, page, 8) == [(p, i) for p in "abc" for i in range(3)][:8]
+
+
+def test_a_name_written_as_code_that_the_best_evidence_says_is_read_there(docs):
+    """staticconf's "What does passing error_on_unknown to a staticconf loader do?" was refused at
+    0.36 (every word known, no passage standing out for the dense model) though its loader's
+    argument list says `error_on_unknown` and what it does: a name written as code that the best
+    evidence says is evidence. Not a version, a dotted product name, nor a name another section
+    says."""
+    from askdocs.edge_runtime.answer import question
+    from askdocs.edge_runtime.corpus import ChunkRef
+    from askdocs.edge_runtime.evidence import Evidence
+
+    def read(text: str, heading: str = "Arguments") -> Evidence:
+        return Evidence(
+            ChunkRef(0, 0),
+            0,
+            0,
+            "/loader.html#arguments",
+            "/loader.html",
+            "Loading",
+            heading,
+            text,
+            None,
+            "section",
+            1.0,
+            "en",
+            "page",
+        )
+
+    kwargs = read(
+        "- **error_on_unknown**: raises a ConfigurationError if there are keys that have not been defined."
+    )
+    ask = question(docs, "What does passing error_on_unknown to a staticconf loader do?", "en")
+    assert code_name_read(ask, [kwargs]) == "error_on_unknown"
+    other = read("Loaders read a file into a namespace.", "Loading")
+    assert code_name_read(ask, [other, kwargs]) is None  # said by a section below the best only
+    flag = question(docs, "How do I write short options like -o in a docstring?", "en")
+    assert code_name_read(flag, [read("Short options use the `:param -o:` syntax.")]) == "-o"
+    version = question(docs, "What changed in flufl.lock 3.2?", "en")
+    assert code_name_read(version, [read("flufl.lock 3.2 changed the lock file names.")]) is None
