@@ -15,6 +15,7 @@ from askdocs.edge_runtime.answer import (
     Docs,
     answer,
     code_name_read,
+    platform_version_read,
     spread,
 )
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
@@ -1123,3 +1124,39 @@ def test_a_name_written_as_code_that_the_best_evidence_says_is_read_there(docs):
     assert code_name_read(flag, [read("Short options use the `:param -o:` syntax.")]) == "-o"
     version = question(docs, "What changed in flufl.lock 3.2?", "en")
     assert code_name_read(version, [read("flufl.lock 3.2 changed the lock file names.")]) is None
+
+
+def test_asked_which_versions_of_a_thing_the_best_evidence_naming_it_with_one_is_read(docs):
+    """aiosmtplib's "Which Python version does aiosmtplib require?" was refused at 0.35 though its
+    requirements section, read first, says "Python 3.7+, compiled with SSL support, is
+    required.": asked which versions of a thing, the best evidence naming it with a version
+    states what was asked. Not when it names the thing without one, nor when only a later
+    section does."""
+    from askdocs.edge_runtime.answer import question
+    from askdocs.edge_runtime.corpus import ChunkRef
+    from askdocs.edge_runtime.evidence import Evidence
+
+    def read(text: str) -> Evidence:
+        return Evidence(
+            ChunkRef(0, 0),
+            0,
+            0,
+            "/overview.html#requirements",
+            "/overview.html",
+            "Quickstart",
+            "Requirements",
+            text,
+            None,
+            "section",
+            1.0,
+            "en",
+            "page",
+        )
+
+    ask = question(docs, "Which Python version does aiosmtplib require?", "en")
+    required = read("Python 3.7+, compiled with SSL support, is required.")
+    assert platform_version_read(ask, [required]) == "python"
+    unversioned = read("aiosmtplib is an asynchronous SMTP client for use with asyncio in Python.")
+    assert platform_version_read(ask, [unversioned]) is None
+    assert platform_version_read(ask, [unversioned, required]) is None
+    assert platform_version_read(question(docs, "How do I send mail?", "en"), [required]) is None
