@@ -760,6 +760,25 @@ def _states_default(units: list[Unit], pool: list[Evidence]) -> list[bool]:
     return out
 
 
+def _call_mentions(query: Query) -> Callable[[str, str], bool]:
+    """Whether a lowercased text says an identifier of the question, a method the reader calls on
+    an object of their own ("interaction.ignore()") said by its name alone too ("you can call the
+    `ignore()`"): Betamax's "What happens if I call interaction.ignore() inside a before_record
+    hook?" led with the hooks' introduction (it says `before_record`) over "If you wish to ignore
+    an interaction and prevent it from being recorded or replayed, you can call the `ignore()`."."""
+    lowered = query.message.lower()
+    tails = {
+        token: re.compile(rf"(?<!\w){re.escape(token.rpartition('.')[2])}\(")
+        for token in query.identifiers
+        if "." in token and f"{token}(" in lowered
+    }
+
+    def said(text: str, token: str) -> bool:
+        return mentions(text, token) or (token in tails and tails[token].search(text) is not None)
+
+    return said
+
+
 def _past_budget(
     query: Query, pool: list[Evidence], units: list[Unit], rarity: dict[str, float]
 ) -> list[Unit]:
@@ -827,6 +846,7 @@ def _install_sections(query: Query, pool, text_terms: list[set[str]], rarity: di
 
 def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], relevance) -> None:
     key_terms, identifiers = set(query.key_terms), query.identifiers
+    says_name = _call_mentions(query)
     how_to = procedural(query.message)
     follow_up = query.text != query.message  # it borrowed the previous question's words
     quantity = asks_amount(query.message)
@@ -928,7 +948,7 @@ def _score(query: Query, pool, units, unit_terms, rarity: dict[str, float], rele
         term = item_term(lowered) if unit.kind == "prose" and not how_to else None
         named = sum(
             (4.0 if mentions(heading, token) or (term and mentions(term, token)) else 0.0)
-            + (2.5 if mentions(lowered, token) and not mentions(heading, token) else 0.0)
+            + (2.5 if says_name(lowered, token) and not mentions(heading, token) else 0.0)
             for token in identifiers
         )
         if action[unit.evidence]:

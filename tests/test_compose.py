@@ -32,12 +32,14 @@ from askdocs.edge_runtime.extractive import (
     Composition,
     Unit,
     _abbreviating,
+    _call_mentions,
     _camel_parts,
     _frames,
     _names_the_ask,
     _points_to_read,
     _relevance_text,
     _restates,
+    _score,
     _signpost,
     _states_default,
     _summaries,
@@ -3526,6 +3528,43 @@ def test_asked_an_amount_a_parameters_item_may_state_it():
     close = cosines({"An optional lifetime": 0.7, "Locks have a": 0.68}, rest=0.55)
     composition = compose(ask, pool, relevance=close)
     assert composition.parts[0].text.startswith("- **lifetime**"), rendered(composition)
+
+
+def test_a_method_called_on_the_readers_object_is_said_by_its_name_alone():
+    # Betamax's "What happens if I call interaction.ignore() inside a before_record hook?" led
+    # with the hooks' introduction (it says `before_record`) over the sentence that says what
+    # `ignore()` does: the reader's `interaction.` is their own variable, the docs write the
+    # method alone.
+    filtering = (
+        "In the event that you can not anticipate what you will need to filter out, version 0.7.0 "
+        "of Betamax adds `before_record` and `before_playback` hooks. These two hooks both will pass "
+        "the Interaction and Cassette to the function provided.\n\n"
+        "```python\ndef hook(interaction, cassette):\n    pass\n```\n\n"
+        "You can register callbacks with `config.before_record(callback=hook)`. The callbacks run in "
+        "the order they were registered.\n\n"
+        "If you wish to ignore an interaction and prevent it from being recorded or replayed, you "
+        "can call the `ignore()`."
+    )
+    entry = (
+        "before_record(tag=None, callback=None)\n\nRegister a function to call before recording an "
+        "interaction. The callback either accepts just an interaction or an interaction and a "
+        "cassette and mutates the interaction before it is saved."
+    )
+    pool = [
+        evidence("/configuring.html#filtering", "Configuring Betamax", "Filtering Sensitive Data", filtering),
+        evidence("/api.html#before_record", "API", "Configuration › before_record", entry, 0.9, 1),
+    ]
+    ask = query("What happens if I call interaction.ignore() inside a before_record hook in Betamax?")
+    units = [u for k, e in enumerate(pool) for u in _units(k, e)]
+    terms = [_terms("en", u.text) for u in units]
+    _score(ask, pool, units, terms, {}, lambda texts: [0.6] * len(texts))
+    score = {u.text: u.score for u in units}
+    ignore = next(t for t in score if t.startswith("If you wish to ignore"))
+    register = next(t for t in score if t.startswith("Register a function"))
+    assert score[ignore] > score[register], score
+    says = _call_mentions(ask)
+    assert says("you can call the `ignore()`.", "interaction.ignore")
+    assert not says("interactions are ignored", "interaction.ignore")
 
 
 def test_asked_a_default_the_signature_that_gives_it_leads():
