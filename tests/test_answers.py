@@ -19,7 +19,8 @@ from askdocs.edge_runtime.answer import (
     spread,
 )
 from askdocs.edge_runtime.conversation import ChatRequest, Turn
-from askdocs.edge_runtime.evidence import example_numbers
+from askdocs.edge_runtime.corpus import ChunkRef
+from askdocs.edge_runtime.evidence import Evidence, example_numbers
 from askdocs.edge_runtime.extractive import _ASKS_AMOUNT
 from askdocs.edge_runtime.query import key_terms
 
@@ -1086,6 +1087,13 @@ def test_a_pages_further_sections_are_read_when_no_other_page_is_left():
     assert spread(many, page, 8) == [(p, i) for p in "abc" for i in range(3)][:8]
 
 
+def _section(url: str, title: str, heading: str, text: str) -> Evidence:
+    """A section read as evidence, built by hand."""
+    return Evidence(
+        ChunkRef(0, 0), 0, 0, url, url.split("#")[0], title, heading, text, None, "section", 1.0, "en", "page"
+    )
+
+
 def test_a_name_written_as_code_that_the_best_evidence_says_is_read_there(docs):
     """staticconf's "What does passing error_on_unknown to a staticconf loader do?" was refused at
     0.36 (every word known, no passage standing out for the dense model) though its loader's
@@ -1093,25 +1101,9 @@ def test_a_name_written_as_code_that_the_best_evidence_says_is_read_there(docs):
     evidence says is evidence. Not a version, a dotted product name, nor a name another section
     says."""
     from askdocs.edge_runtime.answer import question
-    from askdocs.edge_runtime.corpus import ChunkRef
-    from askdocs.edge_runtime.evidence import Evidence
 
     def read(text: str, heading: str = "Arguments") -> Evidence:
-        return Evidence(
-            ChunkRef(0, 0),
-            0,
-            0,
-            "/loader.html#arguments",
-            "/loader.html",
-            "Loading",
-            heading,
-            text,
-            None,
-            "section",
-            1.0,
-            "en",
-            "page",
-        )
+        return _section("/loader.html#arguments", "Loading", heading, text)
 
     kwargs = read(
         "- **error_on_unknown**: raises a ConfigurationError if there are keys that have not been defined."
@@ -1133,25 +1125,9 @@ def test_asked_which_versions_of_a_thing_the_best_evidence_naming_it_with_one_is
     states what was asked. Not when it names the thing without one, nor when only a later
     section does."""
     from askdocs.edge_runtime.answer import question
-    from askdocs.edge_runtime.corpus import ChunkRef
-    from askdocs.edge_runtime.evidence import Evidence
 
     def read(text: str) -> Evidence:
-        return Evidence(
-            ChunkRef(0, 0),
-            0,
-            0,
-            "/overview.html#requirements",
-            "/overview.html",
-            "Quickstart",
-            "Requirements",
-            text,
-            None,
-            "section",
-            1.0,
-            "en",
-            "page",
-        )
+        return _section("/overview.html#requirements", "Quickstart", "Requirements", text)
 
     ask = question(docs, "Which Python version does aiosmtplib require?", "en")
     required = read("Python 3.7+, compiled with SSL support, is required.")
