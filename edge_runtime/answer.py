@@ -306,9 +306,14 @@ def platform_version_read(query: Query, evidence: list[Evidence]) -> str | None:
     name = platform_asked(query.message)
     if name is None or not evidence:
         return None
+    return name if re.search(platform_pattern(name), _best_read(evidence), re.I) else None
+
+
+def _best_read(evidence: list[Evidence]) -> str:
+    """The best evidence's heading and text, lowercased: what `platform_version_read` and
+    `code_name_read` look in."""
     best = evidence[0]
-    said = re.search(platform_pattern(name), f"{best.heading}\n{best.text}", re.I)
-    return name if said else None
+    return f"{best.heading}\n{best.text}".lower()
 
 
 # A name written as code: a snake_case or called name, a flag (`error_on_unknown`, `Lock.disown()`,
@@ -327,8 +332,7 @@ def code_name_read(query: Query, evidence: list[Evidence]) -> str | None:
     if not evidence:
         return None
     names = [t for t in names_in(query.identifiers) if _CODE_NAME.fullmatch(t)]
-    best = evidence[0]
-    said = f"{best.heading}\n{best.text}".lower()
+    said = _best_read(evidence)
     return next((t for t in names if mentions(said, t)), None)
 
 

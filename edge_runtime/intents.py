@@ -346,7 +346,7 @@ def _find_start_page(scope, locale: str) -> ChunkRef | None:
     return None
 
 
-def _license_named(corpus, set_index: int, page_index: int, names: list[str]) -> tuple[int, str] | None:
+def _license_named(corpus, set_index: int, page_index: int, names: frozenset[str]) -> tuple[int, str] | None:
     """(offset, text) of what names a license page's license: its title when that says more than
     "License" ("BSD-3-Clause License"), else a heading of it naming the site and a license
     ("MkDocs License (BSD)")."""
@@ -577,7 +577,7 @@ def intent_reply(scope, intent: Intent, query: Query):
     return parts, [{"url": url, "title": label}]
 
 
-def _install_step(pieces, paragraphs, names: list[str]) -> tuple[int, int | None]:
+def _install_step(pieces, paragraphs, names: frozenset[str]) -> tuple[int, int | None]:
     """Which paragraph leads an install answer (it may be a numbered step, added to
     `paragraphs`), and the piece of a command that stands under its heading with no step above
     it (`pip install starlette`), if that comes first. The step that installs and its command

@@ -35,7 +35,7 @@ from askdocs.edge_runtime.corpus import ChunkRef, Corpus
 from askdocs.edge_runtime.embedding import QueryEmbedder
 from askdocs.edge_runtime.query import Query, mentions
 from askdocs.edge_runtime.scope import Scope
-from askdocs.edge_runtime.sitename import names_the_site, site_words
+from askdocs.edge_runtime.sitename import names_the_site, site_names
 
 from askdocs import lexical
 
@@ -256,7 +256,7 @@ def _exact_ranks(scope: Scope, candidates: dict[ChunkRef, Hit], query: Query) ->
     first), and flufl.lock's error classes "How long is the default lifetime of a flufl.lock
     Lock?" over the `Lock` entry."""
     corpus = scope.corpus
-    words = site_words(scope, query.locale)
+    words = site_names(scope, query.locale)
     tokens = [t for t in query.identifiers if not names_the_site(t, words)]
     if not tokens:
         return {}

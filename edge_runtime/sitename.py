@@ -44,33 +44,33 @@ def first_chunk(scope, set_index: int, page_index: int) -> ChunkRef | None:
     return ChunkRef(set_index, int(found[0])) if len(found) else None
 
 
-def site_names(scope, locale: str) -> list[str]:
+def site_names(scope, locale: str) -> frozenset[str]:
     """The site's name as written (lowercased words of three letters or more): its home page's
     title up to a colon or dash ("Cookiecutter: Better Project Templates"), less the words
-    titles add ("Welcome to", "documentation")."""
+    titles add ("Welcome to", "documentation"). Once per scope."""
+    key = ("site_names", locale)
+    if key not in scope.derived:
+        scope.derived[key] = _find_site_names(scope, locale)
+    return scope.derived[key]
+
+
+def _find_site_names(scope, locale: str) -> frozenset[str]:
     home = home_chunk(scope, locale)
     if home is None:
-        return []
+        return frozenset()
     title = _NAME_END.split(scope.corpus.chunk_page(home).title, maxsplit=1)[0]
     first = FIRST_SENTENCE.match(scope.corpus.text(home))  # "Starlette is a lightweight…"
     said = f"{title} {first.group('subject') if first else ''}"
     added = set(TITLE_WORDS[locale].split())
     words = {w.lower() for w in PROSE_WORD.findall(said)}
-    return sorted(w for w in words if len(w) >= 3 and w not in added)
-
-
-def site_words(scope, locale: str) -> frozenset[str]:
-    """`site_names`, once per scope."""
-    key = ("site_names", locale)
-    if key not in scope.derived:
-        scope.derived[key] = frozenset(site_names(scope, locale))
-    return scope.derived[key]
+    return frozenset(w for w in words if len(w) >= 3 and w not in added)
 
 
 _TOKEN_PART = re.compile(r"[a-z0-9]+")
 
 
 def names_the_site(token: str, words: frozenset[str]) -> bool:
-    """Every part of `token` ("flask-babel", "flufl.lock") is a word of the site's name (`words`)."""
+    """Every part of `token` ("flask-babel", "flufl.lock") is a word of the site's name (`words`:
+    `site_names`)."""
     parts = set(_TOKEN_PART.findall(token.lower()))
     return bool(parts) and parts <= words

@@ -18,7 +18,7 @@ from askdocs.edge_runtime.search import (
     fused_candidates,
     hybrid_search,
 )
-from askdocs.edge_runtime.sitename import names_the_site, site_words
+from askdocs.edge_runtime.sitename import names_the_site, site_names
 
 from askdocs import lexical
 
@@ -115,7 +115,7 @@ def test_the_docs_own_name_ranks_no_candidate_as_an_exact_token(example_corpus, 
     which docs, not which section: the exact list does not read it (it ranked every section
     saying it beside lexical's first); another token of the same question still ranks."""
     corpus, embedder = example_corpus
-    assert site_words(public_scope, "en") >= {"tallyfox"}
+    assert site_names(public_scope, "en") >= {"tallyfox"}
     query = search_query_for("What does --max-batch do?", "en", public_scope)
     _, ranked, _ = fused_candidates(public_scope, embedder, query)
     candidates = {hit.ref: hit for hit in ranked}
